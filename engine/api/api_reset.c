@@ -4,7 +4,8 @@
 ** and builds it again from the parsed scene the engine keeps, with the plugin library left
 ** loaded: no scene file is read and no plugin is opened again, so an RL environment can reset
 ** every episode at the cost of building the world. The scene's map, read-only once parsed,
-** is kept too, and so are its traffic lights' places (engine.h light_t); its road mesh is built
+** is kept too, and so are its traffic lights' places (engine.h light_t) and its walkers'
+** navigation graph (kept_nav); its road mesh is built
 ** again with the world unless the map cache holds it (frame/map_cache.h), and then the roads' and
 ** scenery's ODE trimesh geoms over the cache's data are kept too, taken again by the build as new
 ** (world/geom_pool.h). What a build does is exactly
@@ -14,6 +15,7 @@
 #include "../sim/../frame/frame.h"
 
 #include "../core/error.h"
+#include "../traffic/walkers.h"
 
 #include <string.h>
 
@@ -42,6 +44,8 @@ sn_status sn_engine_reset(sn_engine *e, const uint64_t *seed, sn_error *err)
     double *light_t = e->light_t; /* the same map's lights stand where they stood */
     const uint32_t n_light_t = e->n_light_t;
     e->light_t = NULL;
+    /* and its walkers walk the same graph */
+    struct sn_nav *nav = sn_walkers_take_nav(e);
     /* The roads' geoms over the map cache's data into the pool (world.geom_pool, lent by the
     ** build), kept out of the unload for the build to take again (world/geom_pool.h). */
     sn_world_free_roads(&e->world);
@@ -51,6 +55,7 @@ sn_status sn_engine_reset(sn_engine *e, const uint64_t *seed, sn_error *err)
     e->scene = keep;
     e->reuse_map = map;
     e->light_t = light_t, e->n_light_t = n_light_t;
+    e->kept_nav = nav;
     e->road_pool = pool;
     /* What a fresh engine starts with and unload leaves as it was: a failed step's stop (the
     ** world it failed in is gone) and the frame the world last advanced to. */
@@ -64,6 +69,8 @@ sn_status sn_engine_reset(sn_engine *e, const uint64_t *seed, sn_error *err)
     e->opts.seed_set = had_set, e->opts.seed = had;
     sn_map_close(e->reuse_map); /* not taken when the build failed before the map */
     e->reuse_map = NULL;
+    sn_nav_free(e->kept_nav); /* not taken: no walkers this time, or a failed build */
+    e->kept_nav = NULL;
     return st ? sn_error_prefix(err, "reset") : SN_OK;
 }
 

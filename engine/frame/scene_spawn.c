@@ -28,15 +28,14 @@ static void scene_where(const void *user, uint32_t k, bool value, char *buf, siz
 sn_status sn_scene_attrs_resolve(const struct sn_engine *e, const sn_blueprint *bp, const sn_scene_entity *ent,
                                  const char *const *extra, sn_value **out, bool **given, sn_error *err)
 {
-    sn_attribute small[32], *kv = small; /* a scene entry rarely gives more */
+    sn_attribute small[32] = {{0}}, *kv = small; /* a scene entry rarely gives more */
     if (ent->n_attrs > SN_COUNT(small) && !(kv = malloc(ent->n_attrs * sizeof *kv)))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     for (uint32_t k = 0; k < ent->n_attrs; k++)
         kv[k] = (sn_attribute){ent->attrs[k].key, ent->attrs[k].value};
     const scene_attrs sa = {&e->scene, ent};
     const sn_attr_where where = {scene_where, &sa};
-    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, kv, ent->n_attrs, &where, extra, out,
-                                   err);
+    sn_status st = sn_blueprint_resolve(bp, kv, ent->n_attrs, &where, extra, out, err);
     /* none given: NULL, which attribute_given reads as false for all */
     if (!st && given && ent->n_attrs && !(*given = sn_attr_given(bp->attrs, bp->n_attrs, bp->stride, kv, ent->n_attrs))) {
         free(*out);

@@ -34,12 +34,14 @@ typedef struct sn_attr_where {
 ** Resolves the given attributes (keys and values as text, n_given of them, keys and values
 ** not NULL) against a table into one heap block: an array of n values (in table order)
 ** followed by the strings they point to. *out is freed by the caller with free().
+** `defaults`: the table's defaults already parsed (n of them, as sn_attr_parse gives them;
+** the library's, sn_blueprint.defaults), or NULL to parse them here.
 ** `blueprint` and `where` name things in errors (where NULL: values from the API, errors then
 ** start "spawn:"). Keys listed in `extra_keys` (NULL-terminated, may be NULL) are accepted
 ** but skipped: the host handles them.
 */
-sn_status sn_attr_resolve(const sn_attr_def *defs, uint32_t n, size_t stride, const char *blueprint,
-                          const sn_attribute *given, uint32_t n_given, const sn_attr_where *where,
+sn_status sn_attr_resolve(const sn_attr_def *defs, uint32_t n, size_t stride, const sn_value *defaults,
+                          const char *blueprint, const sn_attribute *given, uint32_t n_given, const sn_attr_where *where,
                           const char *const *extra_keys, sn_value **out, sn_error *err);
 
 /* For each of the n attributes, whether `given` sets it (host->attribute_given): a calloc'd

@@ -117,7 +117,7 @@ static const sn_attr_def traffic_light_attrs[] = {
 };
 
 #define BP(id_, kind_, shape_, attrs_, doc_) \
-    {id_, kind_, doc_, attrs_, (uint32_t)SN_COUNT(attrs_), sizeof(sn_attr_def), shape_, NULL, NULL}
+    {id_, kind_, doc_, attrs_, (uint32_t)SN_COUNT(attrs_), sizeof(sn_attr_def), shape_, NULL, NULL, NULL}
 
 static const sn_blueprint builtins[] = {
     BP("static.ground", SN_ACTOR_STATIC, SN_SHAPE_PLANE, ground_attrs,

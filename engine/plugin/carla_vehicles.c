@@ -146,7 +146,7 @@ static const sn_attr_def walker_0050[] = {ATTR_WALKER("70,80,60", "0.1877,0.1877
 static const sn_attr_def walker_0051[] = {ATTR_WALKER("40,40,45", "0.1877,0.1877,0.9300", rec_speed, "adult")};
 
 #define BP(id_, kind_, attrs_, doc_) \
-    {id_, kind_, doc_, attrs_, (uint32_t)SN_COUNT(attrs_), sizeof(sn_attr_def), SN_SHAPE_BOX, NULL, NULL}
+    {id_, kind_, doc_, attrs_, (uint32_t)SN_COUNT(attrs_), sizeof(sn_attr_def), SN_SHAPE_BOX, NULL, NULL, NULL}
 
 static const sn_blueprint carla_bps[] = {
     BP("vehicle.audi.a2", SN_ACTOR_VEHICLE, audi_a2, "a CARLA car (its bounding box, four ray-cast wheels)"),

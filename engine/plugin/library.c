@@ -25,12 +25,29 @@
 const sn_blueprint *sn_builtin_blueprints(size_t *n);
 const sn_blueprint *sn_carla_blueprints(size_t *n);
 
+/* Adds bp with its defaults parsed (its table checked already: every default parses). */
 static bool add_bp(sn_library *lib, const sn_blueprint *bp)
 {
     if (!sn_grow((void **)&lib->bps, &lib->cap_bps, lib->n_bps + 1, sizeof *lib->bps))
         return false;
-    lib->bps[lib->n_bps++] = *bp;
+    sn_value *defaults = bp->n_attrs ? calloc(bp->n_attrs, sizeof *defaults) : NULL;
+    if (bp->n_attrs && !defaults)
+        return false;
+    char why[256];
+    for (uint32_t i = 0; i < bp->n_attrs; i++) {
+        const sn_attr_def *d = sn_attr_at(bp->attrs, bp->stride, i);
+        sn_attr_parse(d, d->def, &defaults[i], why, sizeof why);
+    }
+    lib->bps[lib->n_bps] = *bp;
+    lib->bps[lib->n_bps++].defaults = defaults;
     return true;
+}
+
+/* Drops the blueprints from `keep` on (a refused plugin's). */
+static void drop_bps(sn_library *lib, size_t keep)
+{
+    while (lib->n_bps > keep)
+        free(lib->bps[--lib->n_bps].defaults);
 }
 
 sn_status sn_library_init(sn_library *lib, sn_error *err)
@@ -65,6 +82,7 @@ void sn_library_free(sn_library *lib)
         free(p);
     }
     free(lib->plugins);
+    drop_bps(lib, 0);
     free(lib->bps);
     for (size_t i = 0; i < lib->n_searched; i++)
         free(lib->searched[i]);
@@ -78,6 +96,14 @@ const sn_blueprint *sn_library_find(const sn_library *lib, const char *id)
         if (strcmp(lib->bps[i].id, id) == 0)
             return &lib->bps[i];
     return NULL;
+}
+
+sn_status sn_blueprint_resolve(const sn_blueprint *bp, const sn_attribute *given, uint32_t n_given,
+                               const sn_attr_where *where, const char *const *extra_keys, sn_value **out,
+                               sn_error *err)
+{
+    return sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->defaults, bp->id, given, n_given, where,
+                           extra_keys, out, err);
 }
 
 /* sn_method_def and sn_value have kept their 1.0 layout through 1.2; a host whose structs grow
@@ -299,7 +325,7 @@ static bool accept_plugin(sn_library *lib, sn_plugin_file *pf, const sn_plugin_l
     for (uint32_t i = 0; i < d.n_classes; i++) {
         sn_sensor_class *c = &pf->classes[i];
         sn_blueprint bp = {c->blueprint, SN_ACTOR_SENSOR, c->doc ? c->doc : "", c->attrs, c->n_attrs,
-                           c->attr_def_size, SN_SHAPE_NONE, c, pf};
+                           c->attr_def_size, SN_SHAPE_NONE, c, pf, NULL};
         if (!add_bp(lib, &bp)) {
             snprintf(why, n, "out of memory");
             return false;
@@ -363,7 +389,7 @@ static sn_status load_file(sn_library *lib, const char *path)
             }
             if (r < 0)
                 h = NULL; /* it crashed: left loaded, whatever it started may still point into it */
-            lib->n_bps = before;
+            drop_bps(lib, before);
         }
         if (h)
             dlclose(h);
@@ -589,7 +615,7 @@ sn_status sn_library_add_entry(sn_library *lib, sn_plugin_entry_fn entry, const 
         pf->entry = entry;
         return SN_OK;
     }
-    lib->n_bps = before;
+    drop_bps(lib, before);
     free(pf->classes);
     pf->classes = NULL;
     pf->n_classes = 0;

@@ -5,6 +5,7 @@
 
 #include "../world/world.h"
 #include "../data/layouts.h"
+#include "attr.h"
 
 #include <sensim/plugin.h>
 
@@ -31,6 +32,9 @@ typedef struct sn_blueprint {
     sn_shape shape;              /* built-ins */
     const sn_sensor_class *cls;  /* sensors: the host copy */
     const sn_plugin_file *plugin;
+    /* The table's n_attrs defaults, parsed once when the blueprint joins the library (every
+    ** spawn starts from them: sn_attr_resolve). Owned by the library; NULL when n_attrs is 0. */
+    sn_value *defaults;
 } sn_blueprint;
 
 typedef struct sn_library {
@@ -64,6 +68,10 @@ sn_status sn_library_add_entry(sn_library *lib, sn_plugin_entry_fn entry, const 
 sn_status sn_library_add_file(sn_library *lib, const char *path, sn_plugin_entry_fn *entry, sn_error *err);
 
 const sn_blueprint *sn_library_find(const sn_library *lib, const char *id);
+/* sn_attr_resolve against bp's table, from its parsed defaults (plugin/attr.h). */
+sn_status sn_blueprint_resolve(const sn_blueprint *bp, const sn_attribute *given, uint32_t n_given,
+                               const sn_attr_where *where, const char *const *extra_keys, sn_value **out,
+                               sn_error *err);
 /* Method i of a class, read with its stride (method_def_size, or the size in its ABI minor). */
 const sn_method_def *sn_class_method(const sn_sensor_class *c, uint32_t i);
 /* SN_OK when the class has call() and a method `method` whose declared arguments (method_args,

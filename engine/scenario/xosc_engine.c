@@ -272,7 +272,7 @@ static sn_status spawn_entity(sn_scenario *s, uint32_t i, sn_error *err)
     /* added during the run: where the storyboard puts it, whatever stands there (esmini's) */
     sn_spawn_desc desc = {.bp = bp, .name = d->name, .transform = actor_pose(d, &s->run.ents[i]), .lift_static = true,
                           .overlap_ok = !s->run.ents[i].placed || on_other || s->run.frame > 0};
-    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, attrs, n, NULL, NULL, &desc.values, err);
+    sn_status st = sn_blueprint_resolve(bp, attrs, n, NULL, NULL, &desc.values, err);
     sn_actor *a;
     if (st || (st = sn_spawn_actor(e, &desc, &a, err))) {
         char where[600];

@@ -115,7 +115,7 @@ static sn_status spawn_one(sn_engine *e, sn_xrun *r, sn_xtraffic_state *st, trun
     sn_attribute attrs[1] = {{"role_name", name}};
     uint32_t na = sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "role_name") >= 0 ? 1 : 0;
     sn_spawn_desc d = {.bp = bp, .name = name, .transform = tf};
-    sn_status s = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, attrs, na, NULL, NULL, &d.values, err);
+    sn_status s = sn_blueprint_resolve(bp, attrs, na, NULL, NULL, &d.values, err);
     sn_actor *ac = NULL;
     if (!s)
         s = sn_spawn_actor(e, &d, &ac, err);

@@ -105,8 +105,7 @@ static sn_status resolve(const sn_blueprint *bp, const sn_actor_desc *d, const c
         if (!d->attributes[i].key || !d->attributes[i].value)
             return sn_fail(err, SN_E_INVALID, "spawn '%s': attribute %u has a NULL key or value", bp->id, i);
     const sn_attribute *kv = d->n_attributes ? d->attributes : NULL;
-    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, kv, d->n_attributes, NULL, extra, out,
-                                   err);
+    sn_status st = sn_blueprint_resolve(bp, kv, d->n_attributes, NULL, extra, out, err);
     if (!st && given && d->n_attributes && !(*given = sn_attr_given(bp->attrs, bp->n_attrs, bp->stride, kv, d->n_attributes)))
         st = sn_fail(err, SN_E_NOMEM, "out of memory");
     return st;

@@ -126,6 +126,10 @@ struct sn_engine {
     ** lights), freed by any other unload. Owned. */
     double *light_t;
     uint32_t n_light_t;
+    /* The walkers' navigation graph of the same map (traffic/navgraph.h), kept by a reset for the
+    ** next build's walkers to take instead of building it again; the reset frees it when the
+    ** build did not. Owned. */
+    struct sn_nav *kept_nav;
     /* The roads' and scenery's trimesh geoms over the map cache's data, kept by a reset for the
     ** next world (lent to it as world.geom_pool; emptied by unload): world/geom_pool.h. */
     sn_geom_pool road_pool;

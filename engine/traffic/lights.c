@@ -341,7 +341,7 @@ static sn_status spawn_builtin(sn_engine *e, const char *bp_id, const char *cons
     for (uint32_t i = 0; i < na; i++)
         attrs[i] = (sn_attribute){kv[i][0], kv[i][1]};
     sn_spawn_desc d = {.bp = bp, .transform = tf, .parent = parent};
-    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, attrs, na, NULL, NULL, &d.values, err);
+    sn_status st = sn_blueprint_resolve(bp, attrs, na, NULL, NULL, &d.values, err);
     return st ? st : sn_spawn_actor(e, &d, out, err);
 }
 

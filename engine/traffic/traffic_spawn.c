@@ -150,7 +150,7 @@ static sn_status spawn_at(sn_engine *e, const sn_blueprint *bp0, const picker *p
             na = 1;
         }
         sn_spawn_desc d = {.bp = bp, .name = name, .transform = pts[i]};
-        sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, attrs, na, NULL, NULL, &d.values, err);
+        sn_status st = sn_blueprint_resolve(bp, attrs, na, NULL, NULL, &d.values, err);
         sn_actor *a = NULL;
         if (!st)
             st = sn_spawn_actor(e, &d, &a, err);

@@ -86,7 +86,13 @@ sn_status sn_walkers_get(sn_engine *e, struct sn_walkers **out, sn_error *err)
         struct sn_walkers *w = calloc(1, sizeof *w);
         if (!w)
             return sn_fail(err, SN_E_NOMEM, "out of memory");
-        sn_status st = sn_nav_build(e->map, &w->nav, err);
+        /* a reset's graph is the same map's (read-only but for the search scratch, which every
+        ** search starts afresh): taken as built */
+        sn_status st = SN_OK;
+        if (e->kept_nav)
+            w->nav = e->kept_nav, e->kept_nav = NULL;
+        else
+            st = sn_nav_build(e->map, &w->nav, err);
         if (st) {
             free(w);
             return st;
@@ -126,6 +132,16 @@ void sn_walkers_free(struct sn_walkers *w)
     free(w->ag);
     sn_nav_free(w->nav);
     free(w);
+}
+
+struct sn_nav *sn_walkers_take_nav(struct sn_engine *e)
+{
+    struct sn_walkers *w = e->traffic ? e->traffic->walkers : NULL;
+    if (!w)
+        return NULL;
+    sn_nav *n = w->nav;
+    w->nav = NULL;
+    return n;
 }
 
 void sn_walkers_set_cross_factor(struct sn_walkers *w, double p) { w->cross_factor = p; }

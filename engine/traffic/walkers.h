@@ -13,6 +13,9 @@ struct sn_walkers;
 sn_status sn_walkers_get(struct sn_engine *e, struct sn_walkers **out, sn_error *err);
 const sn_nav *sn_walkers_nav(const struct sn_walkers *w);
 void sn_walkers_free(struct sn_walkers *w);
+/* Detaches the engine's walkers' navigation graph, NULL when none was built (the caller owns it;
+** a reset keeps it: engine.h kept_nav). */
+struct sn_nav *sn_walkers_take_nav(struct sn_engine *e);
 /* A walker on a crossing (its route's current edge crosses a road), from the last frame. */
 typedef struct sn_xuser {
     sn_vec3 a, b;  /* the crossing's ends */

@@ -4,6 +4,7 @@
 #include "../core/util.h"
 
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 #include <strings.h>
 #include <sensim/search.h>
@@ -25,9 +26,12 @@ bool sn_tag_parse(const char *text, uint8_t *out)
         *out = (uint8_t)v;
         return true;
     }
+    const int first = tolower((unsigned char)text[0]);
     for (uint8_t i = 0; i < SN_TAG_COUNT; i++) {
         /* Accept the singular too: "wall" for Wall, "roads"/"road" for Roads, "building(s)". */
         const char *n = tag_names[i];
+        if (tolower((unsigned char)n[0]) != first) /* each way below needs it (every spawn asks) */
+            continue;
         size_t ln = strlen(n), lt = strlen(text);
         if (sn_streq_nocase(n, text))
             goto found;

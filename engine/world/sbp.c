@@ -46,14 +46,52 @@ static inline size_t cell_slot(const sn_sbp *b, int64_t ix, int64_t iy)
     return (size_t)(ix * b->dny + iy);
 }
 
-/* Cells a static covers at this size, 0 when it belongs in the big list. */
-static double cells_of(const sn_sbp_geom *s, double cell)
+/* Cells a static covers at this size, 0 when it belongs in the big list (s->big set so);
+** its cells' range into s->ix0..iy1 (the grid's, once the last size tried is chosen). */
+static double cells_of(sn_sbp_geom *s, double cell)
 {
     double r[4];
+    s->big = true;
     if (!sn_cell_range(s->box, 1 / cell, r))
         return 0;
     double c = (r[1] - r[0] + 1) * (r[3] - r[2] + 1);
-    return c > SN_SBP_BIG_CELLS ? 0 : c;
+    if (c > SN_SBP_BIG_CELLS)
+        return 0;
+    s->big = false;
+    s->ix0 = (int64_t)r[0], s->iy0 = (int64_t)r[2];
+    s->ix1 = (int64_t)r[1], s->iy1 = (int64_t)r[3];
+    return c;
+}
+
+/* The k-th smallest of a[0..n) (k < n), a reordered: what a[k] is once sorted, in O(n). */
+static double kth_smallest(double *a, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        const double pivot = a[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < pivot)
+                i++;
+            while (pivot < a[j])
+                j--;
+            if (i <= j) {
+                double t = a[i];
+                a[i] = a[j], a[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return a[k];
+    }
+    return a[k];
 }
 
 /* The cell edge: the median footprint (a building or a prop per cell), at least a
@@ -72,9 +110,9 @@ static bool choose_cell(sn_sbp *b)
             size[m++] = s;
     }
     double cell = 1.0;
-    if (m) {
-        qsort(size, m, sizeof *size, sn_cmp_double);
-        cell = fmax(cell, fmax(size[m / 2], size[m * 95 / 100] / 6));
+    if (m) { /* two order statistics, not a sort (a reset syncs once) */
+        double median = kth_smallest(size, m, m / 2);
+        cell = fmax(cell, fmax(median, kth_smallest(size, m, m * 95 / 100) / 6));
     }
     free(size);
     for (int tries = 0;; tries++, cell *= 2) {
@@ -104,12 +142,12 @@ static bool is_surface(dGeomID g)
 static size_t choose_table(sn_sbp *b, size_t n, size_t cells)
 {
     double ext[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
-    for (size_t i = 0; i < n; i++) {
-        double r[4];
-        if (!cells_of(&b->g[i], b->cell) || !sn_cell_range(b->g[i].box, b->inv_cell, r))
+    for (size_t i = 0; i < n; i++) { /* the cells choose_cell left in each */
+        const sn_sbp_geom *s = &b->g[i];
+        if (s->big)
             continue;
-        ext[0] = fmin(ext[0], r[0]), ext[1] = fmax(ext[1], r[1]);
-        ext[2] = fmin(ext[2], r[2]), ext[3] = fmax(ext[3], r[3]);
+        ext[0] = fmin(ext[0], (double)s->ix0), ext[1] = fmax(ext[1], (double)s->ix1);
+        ext[2] = fmin(ext[2], (double)s->iy0), ext[3] = fmax(ext[3], (double)s->iy1);
     }
     double area = ext[1] >= ext[0] ? (ext[1] - ext[0] + 1) * (ext[3] - ext[2] + 1) : 0;
     b->dense = area > 0 && area <= fmax(4.0 * (double)cells, 65536.0);
@@ -169,14 +207,10 @@ bool sn_sbp_sync(sn_world *w)
     b->n_big = 0;
     for (size_t i = 0; i < n; i++) {
         sn_sbp_geom *s = &b->g[i];
-        double r[4];
-        s->big = !cells_of(s, b->cell) || !sn_cell_range(s->box, b->inv_cell, r);
-        if (s->big) {
+        if (s->big) { /* big and the cells: choose_cell's, at b->cell */
             b->big[b->n_big++] = (uint32_t)i;
             continue;
         }
-        s->ix0 = (int64_t)r[0], s->iy0 = (int64_t)r[2];
-        s->ix1 = (int64_t)r[1], s->iy1 = (int64_t)r[3];
         for (int64_t ix = s->ix0; ix <= s->ix1; ix++) {
             for (int64_t iy = s->iy0; iy <= s->iy1; iy++) {
                 size_t slot = cell_slot(b, ix, iy);

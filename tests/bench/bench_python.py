@@ -2,7 +2,7 @@
 1. the overhead per tick of the Python loop against the same loop in C (bench_python_loop.c)
    on scenes/intersection.yaml with listeners on its three cameras (target <= 1.10x);
 2. the RL environment's reset (sn_engine_reset) on the demo scene (target <= 10 ms), and a
-   reload from the file for comparison;
+   reload from the file for comparison; the same for the town with its traffic (CPU time);
 3. steps/s of 8 environments in one process, against one.
 Usage (meson test --benchmark python): bench_python.py LOOP_EXE SCENES_DIR PLUGIN_DIR"""
 import os
@@ -67,6 +67,24 @@ load_ms = 1e3 * (time.perf_counter() - t0) / 5
 print(f"reset, intersection.yaml (the demo scene): {reset_ms:.3f} ms median (target <= 10 ms); "
       f"a new engine loading the file: {load_ms:.3f} ms, ratio {load_ms / reset_ms:.1f}x")
 env.close()
+
+# the demo's town (40 cars and 20 walkers of traffic: their routes are planned again at each
+# reset; the walkers' navigation graph is the map's and kept across it), CPU time of each reset
+town = os.path.join(scenes, "town.yaml")
+world = sensim.Client(plugin_dir=plugin_dir, quiet=True, threads=1).load_scene(town)
+cpu = []
+for k in range(10):
+    t0 = time.process_time()
+    world.reset(k + 1)
+    cpu.append(time.process_time() - t0)
+world.close()
+t0 = time.process_time()
+for _ in range(3):
+    sensim.Client(plugin_dir=plugin_dir, quiet=True, threads=1).load_scene(town).close()
+town_load = 1e3 * (time.process_time() - t0) / 3
+town_reset = 1e3 * float(np.median(cpu))
+print(f"reset, town.yaml (40 cars, 20 walkers): {town_reset:.2f} ms of CPU median; a new engine loading the file: "
+      f"{town_load:.2f} ms, ratio {town_load / town_reset:.1f}x")
 
 
 def steps_per_s(n, steps=100):

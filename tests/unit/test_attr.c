@@ -75,18 +75,18 @@ int main(void)
     sn_attribute sa[2] = {{"fov", "60"}, {"tint", "1,2,3"}};
     const sn_attr_where where = {where_of, NULL};
     sn_value *vals;
-    CHECK(sn_attr_resolve(good, 6, sizeof good[0], "sensor.x", sa, 2, &where, NULL, &vals, &err) == SN_OK, "%s", err.msg);
+    CHECK(sn_attr_resolve(good, 6, sizeof good[0], NULL, "sensor.x", sa, 2, &where, NULL, &vals, &err) == SN_OK, "%s", err.msg);
     CHECK(vals[0].f == 60 && vals[1].i == 800 && vals[3].rgb[2] == 3 && strcmp(vals[4].s, "slow") == 0, "resolved");
     free(vals);
     sa[1].key = "tilt";
-    CHECK(sn_attr_resolve(good, 6, sizeof good[0], "sensor.x", sa, 2, &where, NULL, &vals, &err) != SN_OK, "unknown");
+    CHECK(sn_attr_resolve(good, 6, sizeof good[0], NULL, "sensor.x", sa, 2, &where, NULL, &vals, &err) != SN_OK, "unknown");
     CHECK_CONTAINS(err.msg, "s.yaml:4:5: unknown attribute 'tilt' for blueprint 'sensor.x'");
     sa[1].key = "size";
     sa[1].value = "big";
-    CHECK(sn_attr_resolve(good, 6, sizeof good[0], "sensor.x", sa, 2, &where, NULL, &vals, &err) != SN_OK, "type");
+    CHECK(sn_attr_resolve(good, 6, sizeof good[0], NULL, "sensor.x", sa, 2, &where, NULL, &vals, &err) != SN_OK, "type");
     CHECK_CONTAINS(err.msg, "s.yaml:4:11: attribute 'size' of 'sensor.x': expected an int");
     /* from the API (no where): "spawn:" */
-    CHECK(sn_attr_resolve(good, 6, sizeof good[0], "sensor.x", sa, 2, NULL, NULL, &vals, &err) != SN_OK, "type");
+    CHECK(sn_attr_resolve(good, 6, sizeof good[0], NULL, "sensor.x", sa, 2, NULL, NULL, &vals, &err) != SN_OK, "type");
     CHECK_CONTAINS(err.msg, "spawn: attribute 'size' of 'sensor.x': expected an int");
     /* which attributes were given */
     bool *g = sn_attr_given(good, 6, sizeof good[0], sa, 2);
