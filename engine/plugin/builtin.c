@@ -15,7 +15,7 @@ static const char *const textures[] = {"none", "checker", NULL};
                          "surface pattern in camera images: none or checker (cells of checker_size)"}, \
     {"checker_size", SN_ATTR_FLOAT, "1.0", NULL, NULL, true, 0.01, 1000, "m", "edge of a checker cell"}
 #define ATTR_TAG(d) {"semantic_tag", SN_ATTR_STRING, d, NULL, NULL, false, 0, 0, NULL, \
-                     "semantic tag: a name of seed 003's table (case-insensitive) or its number 0-28"}
+                     "semantic tag: one of CARLA's semantic tags (docs/semantic-tags.md; case-insensitive) or its number 0-28"}
 /* Negative: the semantic tag's (sn_tag_reflectivity); spawn writes the value it resolved to. */
 #define ATTR_REFL {"reflectivity", SN_ATTR_FLOAT, "-1", NULL, NULL, true, -1, 1, NULL, \
                    "diffuse reflectivity 0..1 that ray hits report (lidar intensity); -1: the semantic tag's"}

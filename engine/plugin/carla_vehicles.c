@@ -21,7 +21,7 @@ static const char *const rec_fire[] = {"180,20,20", NULL};
 #define ATTR_COMMON_R(color, rec, tag, ext) \
     {"role_name", SN_ATTR_STRING, "", NULL, NULL, false, 0, 0, NULL, "CARLA role name, e.g. hero"}, \
     {"color", SN_ATTR_RGB, color, rec, NULL, false, 0, 0, NULL, "base colour 'r,g,b'"}, \
-    {"semantic_tag", SN_ATTR_STRING, tag, NULL, NULL, false, 0, 0, NULL, "semantic tag (seed 003's table)"}, \
+    {"semantic_tag", SN_ATTR_STRING, tag, NULL, NULL, false, 0, 0, NULL, "semantic tag: a name of CARLA's semantic segmentation table (docs/semantic-tags.md)"}, \
     {"texture", SN_ATTR_ENUM, "none", NULL, textures, false, 0, 0, NULL, "surface pattern: none or checker"}, \
     {"checker_size", SN_ATTR_FLOAT, "1.0", NULL, NULL, true, 0.01, 1000, "m", "edge of a checker cell"}, \
     {"extent", SN_ATTR_STRING, ext, NULL, NULL, false, 0, 0, "m", "half extents 'x,y,z' (CARLA's bounding box)"}, \

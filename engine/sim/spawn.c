@@ -210,8 +210,8 @@ static sn_status look_of(const struct sn_engine *e, const sn_spawn_desc *d, sn_a
     if (!sn_tag_parse(tag, &a->tag)) {
         char where[600];
         attr_where(e, d->src, "semantic_tag", where, sizeof where);
-        return sn_fail(err, SN_E_INVALID, "%s: attribute 'semantic_tag': '%s' is not a tag name of seed 003's "
-                       "table (Roads, Building, Wall, Car, ...) nor a number 0-28", where, tag);
+        return sn_fail(err, SN_E_INVALID, "%s: attribute 'semantic_tag': '%s' is not one of CARLA's semantic tags "
+                       "(Roads, Building, Wall, Car, ...: docs/semantic-tags.md) nor a number 0-28", where, tag);
     }
     /* Reflectivity: a negative value (the default) takes the tag's; the resolved value is what
     ** the actor keeps, so actor_attribute and a recording's spawn say what rays report. */

@@ -403,15 +403,42 @@ class Walker(Actor):
         self._call("sn_engine_set_autopilot", True, ctypes.byref(o))
 
 
+class _Flag:
+    """A bool that can also be called for itself: CARLA made some properties methods between
+    releases (Sensor.is_listening), and scripts of either release read it their way."""
+
+    __slots__ = ("_v",)
+
+    def __init__(self, v: bool):
+        self._v = bool(v)
+
+    def __bool__(self) -> bool:
+        return self._v
+
+    def __call__(self) -> bool:
+        return self._v
+
+    def __eq__(self, other) -> bool:
+        return self._v == (other._v if isinstance(other, _Flag) else other)
+
+    def __hash__(self) -> int:
+        return hash(self._v)
+
+    def __repr__(self) -> str:
+        return repr(self._v)
+
+
 class Sensor(Actor):
     """CARLA's carla.Sensor: listen(callback) gets one data object per measurement, during
     world.tick(), on the thread that steps (the world's own thread in asynchronous mode). The
     data objects own their bytes, as CARLA's (listen(cb, zero_copy=True) is the opt-out)."""
 
     @property
-    def is_listening(self) -> bool:
+    def is_listening(self) -> "_Flag":
+        """Whether a callback listens: a property in CARLA up to 0.9.13, a method from 0.9.14
+        (sensor.is_listening()); this answers both ways."""
         lst = self._world._listeners.get(self.name)
-        return lst is not None and lst.callback is not None
+        return _Flag(lst is not None and lst.callback is not None)
 
     def listen(self, callback: Callable, *, zero_copy: bool = False) -> None:
         """callback(data) for each measurement. The data object owns its bytes (keep it as long

@@ -24,8 +24,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import _lib
+from ._common import _check_seed
 from .client import Client, World
 from .data import CollisionEvent, DVSEventArray, Image, SensorData
+from .actor import Vehicle
 from .geom import VehicleControl
 
 
@@ -150,6 +152,13 @@ class SensimEnv(_Base):
                  terminated: Callable[["SensimEnv", dict, dict], bool] = _collided,
                  max_steps: int | None = None, overrides: Sequence[str] = (), threads: int = 1,
                  plugin_dir: str | None = None, share_map: bool = True):
+        if isinstance(overrides, (str, bytes)):
+            raise TypeError(f"SensimEnv: overrides is a list of 'PATH=VALUE' strings, not the string {overrides!r}")
+        if isinstance(observe, (str, bytes)):
+            raise TypeError(f"SensimEnv: observe is a list of sensor names, not the string {observe!r}")
+        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer))
+                                      or max_steps < 1):
+            raise ValueError(f"SensimEnv: max_steps is an episode's length in steps, an int >= 1, not {max_steps!r}")
         self.client = Client(threads=threads, plugin_dir=plugin_dir, quiet=True)
         with _lib.map_cache_on(share_map):
             self.world: World = self.client.load_scene(scene, list(overrides))
@@ -157,6 +166,15 @@ class SensimEnv(_Base):
         self.observe = list(observe)
         self.reward_fn, self.terminated_fn = reward, terminated
         self.max_steps = int(max_steps if max_steps is not None else 1000)
+        # the vehicle the action drives, there from the start: a misspelt name would train on a
+        # state of zeros and actions that go nowhere
+        h = self.world.find_actor(hero)
+        if not isinstance(h, Vehicle):
+            vehicles = sorted(a.name for a in self.world.get_actors() if isinstance(a, Vehicle) and a.name)
+            self.close()
+            what = f"a {h.type_id}, not a vehicle" if h is not None else "not an actor of the scene alive at its start"
+            raise ValueError(f"SensimEnv: hero '{hero}' is {what} (its vehicles: "
+                             f"{', '.join(vehicles[:8]) or 'none'}{', ...' if len(vehicles) > 8 else ''})")
         self.dt = self.world.get_settings().fixed_delta_seconds
         self._steps = 0
         self._episode_seed: tuple | None = None  # (world._gen, its engine seed), read once a world (_observe)
@@ -239,8 +257,10 @@ class SensimEnv(_Base):
         resets without one draw theirs from a generator seeded with it); never seeded, every
         episode runs with the scene's seed."""
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
-            episode_seed = int(seed)
+            if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+                raise TypeError(f"reset: a seed is an int in 0..2^64-1, not {seed!r}")
+            episode_seed = _check_seed(int(seed), "reset")
+            self._rng = np.random.default_rng(episode_seed)
         elif self._rng is not None:
             episode_seed = int(self._rng.integers(0, 2**63 - 1))
         else:
@@ -262,9 +282,11 @@ class SensimEnv(_Base):
     # step's halves around the tick: SensimVectorEnv runs them around one batch of ticks
     def _control(self, action) -> None:
         if action is not None:
+            a = np.asarray(action, np.float64)
+            if a.shape != (3,):
+                raise ValueError(f"step: an action is [throttle, steer, brake], shape (3,), not {a.shape}")
             hero = self.world.find_actor(self.hero_name)
             if hero is not None:
-                a = np.asarray(action, np.float64)
                 hero.apply_control(VehicleControl(throttle=_clip(float(a[0]), 0.0, 1.0),
                                                   steer=_clip(float(a[1]), -1.0, 1.0),
                                                   brake=_clip(float(a[2]), 0.0, 1.0)))

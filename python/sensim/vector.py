@@ -234,6 +234,10 @@ class SensimVectorEnv(_VectorEnv):
               options: dict | None = None) -> tuple[dict, dict]:
         """Resets every environment (or those options["reset_mask"] marks). seed: an int gives
         environment i the seed seed + i; a list gives each its own; None keeps each one's."""
+        if isinstance(seed, (bool, np.bool_, str, bytes)) or not (
+                seed is None or isinstance(seed, (int, np.integer)) or hasattr(seed, "__len__")):
+            raise TypeError(f"reset: seed is an int, a list of {self.num_envs} ints (or None), or None; "
+                            f"not {seed!r}")
         if seed is None or isinstance(seed, (int, np.integer)):
             seeds = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
         else:
@@ -264,8 +268,16 @@ class SensimVectorEnv(_VectorEnv):
         brake; None steps them all without control). An environment whose episode ended at
         the last step is reset instead (Gymnasium's next-step autoreset)."""
         acts = [None] * self.num_envs if actions is None else np.asarray(actions, np.float64)
-        if actions is not None and (acts.ndim != 2 or acts.shape[0] != self.num_envs):
-            raise ValueError(f"step: actions must have shape ({self.num_envs}, 3), not {acts.shape}")
+        if actions is not None:
+            want = (self.num_envs,) + tuple(self.single_action_space.shape)
+            if acts.shape != want:
+                raise ValueError(f"step: actions must have shape {want}, not {acts.shape}")
+            # a row the engine would refuse (NaN, infinite) refused before any environment steps:
+            # raised from inside the batch it would leave the others a step ahead
+            bad = ~np.isfinite(acts.reshape(self.num_envs, -1)).all(axis=1)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise ValueError(f"step: the action of environment {i} is not finite: {acts[i].tolist()}")
 
         if self.closed:
             raise RuntimeError("SensimVectorEnv: closed")

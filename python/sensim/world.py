@@ -44,6 +44,7 @@ class World(WorldTraffic):
                  replay: str | None = None):
         self._client = client
         self._e = engine
+        self._gone = "it was closed"  # why _e is None once it is (_engine's error)
         self._clock_of, self._clock_view = None, None  # _clock's view and the engine it is of
         self._lock = threading.RLock()  # held by every call into this world's engine (_lib.lock_of)
         _lib.bind_engine(engine, self._lock)
@@ -126,7 +127,7 @@ class World(WorldTraffic):
 
     def _engine(self) -> int:
         if self._e is None:
-            raise SensimError("this world was closed (another was loaded)", -4)
+            raise SensimError(f"this world has no engine any more: {self._gone}", -4)
         return self._e
 
     def __repr__(self) -> str:
@@ -357,6 +358,7 @@ class World(WorldTraffic):
         if st:
             _lib.unbind_engine(self._e)
             self._e = None  # a failed reset leaves no scene: the engine is freed with the World
+            self._gone = "its reset failed"
             check(st, err)
         self._actors.clear()
         self._map = None  # the map is parsed again with the scene: old Map handles go stale

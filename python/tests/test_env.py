@@ -135,6 +135,37 @@ def test_env_interface(env_scene):
     env.close()
 
 
+def test_env_refuses_bad_arguments_before_they_act(env_scene):
+    """What a typo or a wrong shape would otherwise do quietly: train on a state of zeros (a
+    misspelt hero), drop an action's extra entries, read a bool as seed 1."""
+    with pytest.raises(ValueError, match=r"hero 'heor' is not an actor.*its vehicles: hero"):
+        SensimEnv(env_scene, hero="heor")
+    with pytest.raises(ValueError, match=r"hero 'wall' is a static.prop.box, not a vehicle"):
+        SensimEnv(env_scene, hero="wall")
+    with pytest.raises(TypeError, match="overrides is a list"):
+        SensimEnv(env_scene, overrides="settings.seed=4")
+    with pytest.raises(TypeError, match="observe is a list"):
+        SensimEnv(env_scene, observe="cam")
+    for bad in (0, -5, 2.5, True):
+        with pytest.raises(ValueError, match="max_steps"):
+            SensimEnv(env_scene, max_steps=bad)
+    env = SensimEnv(env_scene, observe=["crash"], max_steps=np.int64(4))
+    env.reset(seed=np.uint32(7))
+    assert env.world.get_seed() == 7
+    for bad, kind in ((True, TypeError), ("7", TypeError), (1.0, TypeError), (-1, ValueError), (2**64, ValueError)):
+        with pytest.raises(kind, match="reset: .*seed"):
+            env.reset(seed=bad)
+    assert env.world.get_seed() == 7  # nothing was reset
+    frame = env.world.frame
+    for bad in (np.zeros(4), np.zeros(2), np.zeros((1, 3)), 0.5):
+        with pytest.raises(ValueError, match=r"shape \(3,\)"):
+            env.step(bad)
+    assert env.world.frame == frame  # nothing stepped
+    env.close()
+    with pytest.raises(sensim.SensimError, match="no engine any more: it was closed"):
+        env.step(np.zeros(3))
+
+
 def test_env_info_and_reward_follow_the_engine(env_scene):
     """info's frame and seed are the engine's at every step (the seed read once an episode, the
     clock in place: py75), across resets seeded, reseeded from the generator and not seeded; the

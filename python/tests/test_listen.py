@@ -189,11 +189,12 @@ def test_stop_ends_the_callbacks(client):
     cam = world.spawn_actor(bp, sensim.Transform(sensim.Location(0, 0, 2)))
     frames = []
     cam.listen(lambda img: frames.append(img.frame))
-    assert cam.is_listening
+    # a property up to CARLA 0.9.13, a method since 0.9.14: either reads the same
+    assert cam.is_listening and cam.is_listening() is True and cam.is_listening == True  # noqa: E712
     world.tick()
     world.tick()
     cam.stop()
-    assert not cam.is_listening
+    assert not cam.is_listening and cam.is_listening() is False and cam.is_listening == False  # noqa: E712
     world.tick()
     cam.listen(lambda img: frames.append(img.frame))
     world.tick()

@@ -313,8 +313,18 @@ def test_vector_env_interface(vec_scene):
     assert venv.get_attr("max_steps") == (2, 2)
     with pytest.raises(ValueError):
         venv.step(np.zeros((3, 3)))
+    with pytest.raises(ValueError, match=r"shape \(2, 3\)"):
+        venv.step(np.zeros((2, 4)))
+    # a row the engine refuses is refused before any environment steps: none gets ahead
+    frames = [e.world.frame for e in venv.envs]
+    with pytest.raises(ValueError, match="action of environment 1 is not finite"):
+        venv.step(np.array([[0.5, 0, 0], [np.nan, 0, 0]]))
+    assert [e.world.frame for e in venv.envs] == frames
     with pytest.raises(ValueError):
         venv.reset(seed=[1, 2, 3])
+    for bad in ("7", True, 1.5):
+        with pytest.raises(TypeError, match="reset: seed is an int"):
+            venv.reset(seed=bad)
     venv.close()
     venv.close()
     with pytest.raises(ValueError):

@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     EXPECT("actors:\n  - name: a\n    blueprint: vehicle.sedan\n    attributes: {wings: 2}\n",
            "scene.yaml:4:18: unknown attribute 'wings' for blueprint 'vehicle.sedan'");
     EXPECT("actors:\n  - name: a\n    blueprint: static.prop.box\n    attributes: {semantic_tag: lava}\n",
-           "scene.yaml:4:32: attribute 'semantic_tag': 'lava' is not a tag name");
+           "scene.yaml:4:32: attribute 'semantic_tag': 'lava' is not one of CARLA's semantic tags");
     EXPECT("actors:\n  - name: a\n    blueprint: static.prop.box\n    attributes: {extent: \"1,2\"}\n",
            "scene.yaml:4:26: attribute 'extent' of 'static.prop.box': expected three half extents");
     EXPECT("actors:\n  - {name: a, blueprint: vehicle.sedan, transform: {location: [0, 0]}}\n",
