@@ -1250,6 +1250,19 @@ uint32_t sn_engine_find_actor(const sn_engine *e, const char *name)
     return a ? a->id : 0;
 }
 
+const char *sn_engine_scene_blueprint(const sn_engine *e, const char *name)
+{
+    if (!e || !name || !e->loaded)
+        return NULL;
+    for (uint32_t i = 0; i < e->scene.n_actors; i++)
+        if (e->scene.actors[i].name && strcmp(e->scene.actors[i].name, name) == 0)
+            return e->scene.actors[i].blueprint;
+    for (uint32_t i = 0; i < e->scene.n_sensors; i++)
+        if (e->scene.sensors[i].name && strcmp(e->scene.sensors[i].name, name) == 0)
+            return e->scene.sensors[i].blueprint;
+    return NULL;
+}
+
 sn_status sn_engine_actor_get(const sn_engine *e, uint32_t id, sn_actor_info *out)
 {
     if (!e || !out)

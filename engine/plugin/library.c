@@ -59,10 +59,14 @@ sn_status sn_library_init(sn_library *lib, sn_error *err)
         const sn_blueprint *b = k ? sn_carla_blueprints(&n) : sn_builtin_blueprints(&n);
         for (size_t i = 0; i < n; i++) {
             sn_status st = sn_attr_table_check(b[i].attrs, b[i].n_attrs, b[i].stride, err);
-            if (st)
+            if (st) {
+                sn_library_free(lib); /* nothing of it left for the caller to free */
                 return sn_error_prefix(err, b[i].id);
-            if (!add_bp(lib, &b[i]))
+            }
+            if (!add_bp(lib, &b[i])) {
+                sn_library_free(lib);
                 return sn_fail(err, SN_E_NOMEM, "out of memory");
+            }
         }
     }
     return SN_OK;

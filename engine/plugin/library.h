@@ -49,6 +49,7 @@ typedef struct sn_library {
     size_t n_searched, cap_searched;
 } sn_library;
 
+/* The built-in blueprints; on failure nothing is left allocated. */
 sn_status sn_library_init(sn_library *lib, sn_error *err);
 void sn_library_free(sn_library *lib);
 

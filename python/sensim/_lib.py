@@ -626,6 +626,8 @@ def _declare(L):
     if hasattr(L, "sn_engine_reset"):
         f("sn_engine_reset", st, P, POINTER(c_uint64), E)
         f("sn_engine_seed", c_uint64, P)
+    if hasattr(L, "sn_engine_scene_blueprint"):  # a scene entry's blueprint, alive or not
+        f("sn_engine_scene_blueprint", c_char_p, P, c_char_p)
 
 
 def check(status: int, err: Error) -> None:

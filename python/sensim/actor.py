@@ -403,29 +403,24 @@ class Walker(Actor):
         self._call("sn_engine_set_autopilot", True, ctypes.byref(o))
 
 
-class _Flag:
+class _Flag(int):
     """A bool that can also be called for itself: CARLA made some properties methods between
-    releases (Sensor.is_listening), and scripts of either release read it their way."""
+    releases (Sensor.is_listening), and scripts of either release read it their way. An int
+    (0 or 1) as bool is, so `if`, `not`, `==`, sum and int() treat it as a bool does; only
+    `is True` and json (1, not true) tell it apart."""
 
-    __slots__ = ("_v",)
+    __slots__ = ()
 
-    def __init__(self, v: bool):
-        self._v = bool(v)
-
-    def __bool__(self) -> bool:
-        return self._v
+    def __new__(cls, v: bool):
+        return super().__new__(cls, bool(v))
 
     def __call__(self) -> bool:
-        return self._v
-
-    def __eq__(self, other) -> bool:
-        return self._v == (other._v if isinstance(other, _Flag) else other)
-
-    def __hash__(self) -> int:
-        return hash(self._v)
+        return bool(self)
 
     def __repr__(self) -> str:
-        return repr(self._v)
+        return repr(bool(self))
+
+    __str__ = __repr__
 
 
 class Sensor(Actor):

@@ -97,8 +97,8 @@ class Client:
 
     def _replace(self, world: "World") -> "World":
         if self._world is not None:
-            self._world._gone = "the client loaded another world"
             self._world.close()
+            self._world._gone = "the client loaded another world"
         self._world = world
         mcap_path = _common.CARLA_MODE.get("mcap")
         if mcap_path and not world._replay:

@@ -156,9 +156,12 @@ class SensimEnv(_Base):
             raise TypeError(f"SensimEnv: overrides is a list of 'PATH=VALUE' strings, not the string {overrides!r}")
         if isinstance(observe, (str, bytes)):
             raise TypeError(f"SensimEnv: observe is a list of sensor names, not the string {observe!r}")
-        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer))
-                                      or max_steps < 1):
-            raise ValueError(f"SensimEnv: max_steps is an episode's length in steps, an int >= 1, not {max_steps!r}")
+        if max_steps is not None:
+            if isinstance(max_steps, (bool, np.bool_)) or not isinstance(max_steps, (int, np.integer, float)) \
+                    or (isinstance(max_steps, float) and not max_steps.is_integer()):
+                raise TypeError(f"SensimEnv: max_steps is an episode's length in steps, an int, not {max_steps!r}")
+            if max_steps < 1:
+                raise ValueError(f"SensimEnv: max_steps is an episode's length in steps, at least 1, not {max_steps!r}")
         self.client = Client(threads=threads, plugin_dir=plugin_dir, quiet=True)
         with _lib.map_cache_on(share_map):
             self.world: World = self.client.load_scene(scene, list(overrides))
@@ -166,15 +169,9 @@ class SensimEnv(_Base):
         self.observe = list(observe)
         self.reward_fn, self.terminated_fn = reward, terminated
         self.max_steps = int(max_steps if max_steps is not None else 1000)
-        # the vehicle the action drives, there from the start: a misspelt name would train on a
-        # state of zeros and actions that go nowhere
-        h = self.world.find_actor(hero)
-        if not isinstance(h, Vehicle):
-            vehicles = sorted(a.name for a in self.world.get_actors() if isinstance(a, Vehicle) and a.name)
-            self.close()
-            what = f"a {h.type_id}, not a vehicle" if h is not None else "not an actor of the scene alive at its start"
-            raise ValueError(f"SensimEnv: hero '{hero}' is {what} (its vehicles: "
-                             f"{', '.join(vehicles[:8]) or 'none'}{', ...' if len(vehicles) > 8 else ''})")
+        # the actor the action drives, an entry of the scene (it may spawn later: the state is
+        # zeros and actions wait until it does): a misspelt name would train on zeros for good
+        self._check_hero(hero)
         self.dt = self.world.get_settings().fixed_delta_seconds
         self._steps = 0
         self._episode_seed: tuple | None = None  # (world._gen, its engine seed), read once a world (_observe)
@@ -204,6 +201,23 @@ class SensimEnv(_Base):
         self.observation_space = _dict(spaces)
         self.action_space = _box(np.array([0.0, -1.0, 0.0]), np.array([1.0, 1.0, 1.0]), (3,), np.float32)
         self._listen()
+
+    def _check_hero(self, hero: str) -> None:
+        """ValueError (the environment closed) unless `hero` names an entry of the scene that the
+        action can drive: a vehicle, unless a subclass drives it its own way (_control)."""
+        h = self.world.find_actor(hero)
+        L = _lib.lib()
+        bp = h.type_id if h is not None else \
+            (L.sn_engine_scene_blueprint(self.world._engine(), str(hero).encode()) or b"").decode() \
+            if hasattr(L, "sn_engine_scene_blueprint") and isinstance(hero, str) else None
+        own_control = type(self)._control is not SensimEnv._control
+        if bp and (own_control or bp.startswith("vehicle.")):
+            return
+        vehicles = sorted(a.name for a in self.world.get_actors() if isinstance(a, Vehicle) and a.name)
+        self.close()
+        what = f"a {bp}, not a vehicle" if bp else "no actor of the scene"
+        raise ValueError(f"SensimEnv: hero {hero!r} is {what} (its vehicles now: "
+                         f"{', '.join(vehicles[:8]) or 'none'}{', ...' if len(vehicles) > 8 else ''})")
 
     # -- listeners collect this step's data; images are copied, as obs outlive the callback
     def _listen(self) -> None:

@@ -272,12 +272,13 @@ class SensimVectorEnv(_VectorEnv):
             want = (self.num_envs,) + tuple(self.single_action_space.shape)
             if acts.shape != want:
                 raise ValueError(f"step: actions must have shape {want}, not {acts.shape}")
-            # a row the engine would refuse (NaN, infinite) refused before any environment steps:
-            # raised from inside the batch it would leave the others a step ahead
-            bad = ~np.isfinite(acts.reshape(self.num_envs, -1)).all(axis=1)
+            # a row the engine would refuse (a NaN: infinities are clipped) refused before any
+            # environment steps: raised from inside the batch it would leave the others a step
+            # ahead; an environment about to autoreset ignores its row
+            bad = np.isnan(acts.reshape(self.num_envs, -1)).any(axis=1) & ~self._autoreset
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
-                raise ValueError(f"step: the action of environment {i} is not finite: {acts[i].tolist()}")
+                raise ValueError(f"step: the action of environment {i} is NaN: {acts[i].tolist()}")
 
         if self.closed:
             raise RuntimeError("SensimVectorEnv: closed")

@@ -135,10 +135,10 @@ def test_env_interface(env_scene):
     env.close()
 
 
-def test_env_refuses_bad_arguments_before_they_act(env_scene):
+def test_env_refuses_bad_arguments_before_they_act(env_scene, out):
     """What a typo or a wrong shape would otherwise do quietly: train on a state of zeros (a
     misspelt hero), drop an action's extra entries, read a bool as seed 1."""
-    with pytest.raises(ValueError, match=r"hero 'heor' is not an actor.*its vehicles: hero"):
+    with pytest.raises(ValueError, match=r"hero 'heor' is no actor of the scene.*its vehicles now: hero"):
         SensimEnv(env_scene, hero="heor")
     with pytest.raises(ValueError, match=r"hero 'wall' is a static.prop.box, not a vehicle"):
         SensimEnv(env_scene, hero="wall")
@@ -146,9 +146,19 @@ def test_env_refuses_bad_arguments_before_they_act(env_scene):
         SensimEnv(env_scene, overrides="settings.seed=4")
     with pytest.raises(TypeError, match="observe is a list"):
         SensimEnv(env_scene, observe="cam")
-    for bad in (0, -5, 2.5, True):
-        with pytest.raises(ValueError, match="max_steps"):
+    for bad, kind in ((0, ValueError), (-5, ValueError), (2.5, TypeError), (True, TypeError)):
+        with pytest.raises(kind, match="max_steps"):
             SensimEnv(env_scene, max_steps=bad)
+    # a hero that spawns later is the scene's: zeros and waiting actions until it does
+    late_scene = ENV_SCENE.replace("sensors:", "  - {name: late, blueprint: vehicle.sedan, transform: "
+                                   "{location: [0, 8, 0]}, velocity: [4, 0, 0], spawn_at: 0.1}\nsensors:")
+    late = SensimEnv(scene_file(out, "env_late.yaml", late_scene), hero="late", max_steps=200.0)
+    obs, _ = late.reset()
+    assert not obs["state"].any() and late.max_steps == 200
+    for _ in range(3):
+        obs = late.step(np.array([1.0, 0.0, 0.0]))[0]
+    assert obs["state"][6] > 0  # spawned at 0.1 s with its scene velocity
+    late.close()
     env = SensimEnv(env_scene, observe=["crash"], max_steps=np.int64(4))
     env.reset(seed=np.uint32(7))
     assert env.world.get_seed() == 7

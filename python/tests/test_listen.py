@@ -191,6 +191,7 @@ def test_stop_ends_the_callbacks(client):
     cam.listen(lambda img: frames.append(img.frame))
     # a property up to CARLA 0.9.13, a method since 0.9.14: either reads the same
     assert cam.is_listening and cam.is_listening() is True and cam.is_listening == True  # noqa: E712
+    assert sum([cam.is_listening, cam.is_listening]) == 2 and repr(cam.is_listening) == "True"
     world.tick()
     world.tick()
     cam.stop()

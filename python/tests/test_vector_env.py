@@ -317,9 +317,11 @@ def test_vector_env_interface(vec_scene):
         venv.step(np.zeros((2, 4)))
     # a row the engine refuses is refused before any environment steps: none gets ahead
     frames = [e.world.frame for e in venv.envs]
-    with pytest.raises(ValueError, match="action of environment 1 is not finite"):
+    with pytest.raises(ValueError, match="action of environment 1 is NaN"):
         venv.step(np.array([[0.5, 0, 0], [np.nan, 0, 0]]))
     assert [e.world.frame for e in venv.envs] == frames
+    venv.step(np.array([[np.inf, 0, 0], [0.5, -np.inf, 0]]))  # clipped, as one environment clips them
+    assert [e.world.frame for e in venv.envs] == [f + 1 for f in frames]
     with pytest.raises(ValueError):
         venv.reset(seed=[1, 2, 3])
     for bad in ("7", True, 1.5):

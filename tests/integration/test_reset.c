@@ -302,8 +302,23 @@ int main(int argc, char **argv)
     budget_returned(plugins, tmp);
     rays_after_reset(plugins, tmp);
 
-    /* Refusals, each with a sentence. */
+    /* A scene entry's blueprint, alive or not (SensimEnv checks its hero so), kept by a reset. */
     sn_error err;
+    char isec[4096];
+    snprintf(isec, sizeof isec, "%s/intersection.yaml", scenes);
+    sn_engine *se = fresh(plugins, isec, false, 0);
+    for (int round = 0; se && round < 2; round++) {
+        const char *van = sn_engine_scene_blueprint(se, "van"); /* spawn_at 6 s */
+        CHECK(van && strcmp(van, "vehicle.truck") == 0 && !sn_engine_find_actor(se, "van"), "van: %s", van ? van : "NULL");
+        const char *rgb = sn_engine_scene_blueprint(se, "hero_rgb");
+        CHECK(rgb && strcmp(rgb, "sensor.camera.rgb") == 0, "hero_rgb: %s", rgb ? rgb : "NULL");
+        CHECK(!sn_engine_scene_blueprint(se, "nope") && !sn_engine_scene_blueprint(se, NULL), "no such entry");
+        CHECK(sn_engine_reset(se, NULL, &err) == SN_OK, "reset: %s", err.msg);
+    }
+    sn_engine_destroy(se);
+    CHECK(!sn_engine_scene_blueprint(NULL, "van"), "NULL engine");
+
+    /* Refusals, each with a sentence. */
     sn_engine *e = sn_engine_create(&(sn_engine_options){.plugin_dir = plugins, .quiet_plugins = true}, &err);
     CHECK(sn_engine_reset(e, NULL, &err) == SN_E_STATE, "reset without a scene");
     CHECK_CONTAINS(err.msg, "no scene loaded");

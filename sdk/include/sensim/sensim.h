@@ -244,6 +244,10 @@ SN_API sn_status sn_engine_set_step(sn_engine *e, double fixed_delta_seconds, do
                                     uint32_t max_substeps, sn_error *err);
 /* Looks up a live actor by its scene name; 0 if none. */
 SN_API uint32_t sn_engine_find_actor(const sn_engine *e, const char *name);
+/* The blueprint id of the loaded scene's actor or sensor entry `name`, alive or not (one that
+** spawns later, spawn_at, or was destroyed); NULL when the scene has no such entry. The string
+** lives as long as the loaded scene. */
+SN_API const char *sn_engine_scene_blueprint(const sn_engine *e, const char *name);
 /* Fills *out for a live actor (set out->struct_size). No sentence: prefer sn_engine_actor_get_v2. */
 SN_API sn_status sn_engine_actor_get(const sn_engine *e, uint32_t id, sn_actor_info *out);
 /*
