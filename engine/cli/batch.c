@@ -17,15 +17,17 @@
 #include <unistd.h>
 
 const char SN_HELP_BATCH[] =
-    "usage: sensim batch SPEC --out DIR [-j N] [--shard I/N] [--resume] [--dry-run] [--threads N]\n"
-    "                    [--plugin-dir DIR] [--sbatch N] [--no-map-cache]\n"
+    "usage: sensim batch SPEC --out DIR [-j N] [--shard I/N] [--resume | --overwrite] [--dry-run]\n"
+    "                    [--threads N] [--plugin-dir DIR] [--sbatch N] [--no-map-cache]\n"
     "       sensim batch merge --out DIR MANIFEST|DIR ...\n"
     "Runs every run of a batch spec (YAML: scenes, globs, sweeps of seeds and --set values), each\n"
     "as its own `sensim run` process writing DIR/<run id>/, recorded in DIR/manifest.jsonl.\n"
     "  -j N            runs at once (default: the number of cores)\n"
     "  --shard I/N     only the runs whose index % N == I (0 <= I < N); the manifest is then\n"
     "                  DIR/manifest-I-of-N.jsonl, joined later by `sensim batch merge`\n"
-    "  --resume        skip the runs the manifest records as ok\n"
+    "  --resume        skip the runs the manifest records as ok (redo the others)\n"
+    "  --overwrite     run a batch again into a DIR that holds one (refused without it or\n"
+    "                  --resume: its runs' folders would be replaced)\n"
     "  --dry-run       list the runs (id, scene, seed, overrides) and exit\n"
     "  --threads N     renderer threads of each run (default 1)\n"
     "  --sbatch N      print a Slurm job-array script running the batch as N shards, then exit\n"
@@ -56,16 +58,17 @@ static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
 typedef struct args {
     const char *spec, *out, *plugin_dir;
     unsigned long jobs, threads, shard_i, shard_n, sbatch;
-    bool resume, dry_run, no_map_cache;
+    bool resume, overwrite, dry_run, no_map_cache;
 } args;
 
-enum { OPT_OUT = 256, OPT_PLUGIN_DIR, OPT_THREADS, OPT_SBATCH, OPT_SHARD, OPT_RESUME, OPT_DRY_RUN, OPT_NO_MAP_CACHE };
+enum { OPT_OUT = 256, OPT_PLUGIN_DIR, OPT_THREADS, OPT_SBATCH, OPT_SHARD, OPT_RESUME, OPT_OVERWRITE, OPT_DRY_RUN,
+       OPT_NO_MAP_CACHE };
 static const struct option OPTIONS[] = {
     {"out", required_argument, NULL, OPT_OUT},       {"plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR},
     {"jobs", required_argument, NULL, 'j'},          {"threads", required_argument, NULL, OPT_THREADS},
     {"sbatch", required_argument, NULL, OPT_SBATCH}, {"shard", required_argument, NULL, OPT_SHARD},
     {"resume", no_argument, NULL, OPT_RESUME},       {"dry-run", no_argument, NULL, OPT_DRY_RUN},
-    {"no-map-cache", no_argument, NULL, OPT_NO_MAP_CACHE},
+    {"no-map-cache", no_argument, NULL, OPT_NO_MAP_CACHE}, {"overwrite", no_argument, NULL, OPT_OVERWRITE},
     {0},
 };
 
@@ -90,6 +93,7 @@ static int parse(int argc, char **argv, args *a)
         case ':':
             return bad("option '%s' needs a value (see sensim batch --help)", sn_cli_offending(args_));
         case OPT_RESUME: a->resume = true; break;
+        case OPT_OVERWRITE: a->overwrite = true; break;
         case OPT_DRY_RUN: a->dry_run = true; break;
         case OPT_NO_MAP_CACHE: a->no_map_cache = true; break;
         case OPT_OUT: a->out = v; break;
@@ -126,6 +130,8 @@ static int parse(int argc, char **argv, args *a)
         return bad("no spec file given%s (usage: sensim batch SPEC --out DIR)", "");
     if (!a->out && !a->dry_run)
         return bad("--out DIR is required%s", "");
+    if (a->resume && a->overwrite)
+        return bad("--resume goes on with a batch, --overwrite runs it again: give one%s", "");
     return 0;
 }
 
@@ -329,6 +335,11 @@ static int prepare_out(const args *a, const char *manifest, int *lock)
                    a->out);
     if (!manifest_trim(manifest, terr, sizeof terr))
         return bad("%s", terr);
+    /* An earlier batch's runs are results: a new batch into its folder would replace the folder
+    ** of every run it shares an id with (a run starts in an empty folder). */
+    if (!a->resume && !a->overwrite && stat(manifest, &st) == 0 && st.st_size > 0)
+        return bad("'%s' holds an earlier batch: --resume goes on with it, --overwrite runs it again (replacing "
+                   "its runs' folders), or choose another --out", manifest);
     return 0;
 }
 

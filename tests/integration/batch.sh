@@ -80,6 +80,17 @@ rc=$?
 [ "$(wc -l <"$OUT/manifest.jsonl")" -eq 12 ] && ok || bad "resume keeps one record per run"
 "$SENSIM" batch "$TMP/sweep.yaml" --out "$OUT" --resume --dry-run >"$TMP/stdout"
 [ "$(grep -c $'\t' "$TMP/stdout")" -eq 2 ] && grep -q "^hang	" "$TMP/stdout" && ok || bad "dry-run with resume: $(cat "$TMP/stdout")"
+# a batch again into a folder that holds one, without --resume or --overwrite: refused before
+# anything runs (each of its runs would start by emptying its folder)
+echo keep >"$OUT/sweep-3/note.txt"
+cp "$OUT/manifest.jsonl" "$TMP/manifest.before"
+"$SENSIM" batch "$TMP/sweep.yaml" --out "$OUT" -j 2 --plugin-dir "$PLUGINS" >/dev/null 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "holds an earlier batch: --resume goes on with it, --overwrite" "$TMP/err" &&
+  [ -f "$OUT/sweep-3/note.txt" ] && cmp -s "$OUT/manifest.jsonl" "$TMP/manifest.before" && ok ||
+  bad "a batch again into a batch's folder is refused, nothing touched (exit $rc): $(cat "$TMP/err")"
+"$SENSIM" batch "$TMP/sweep.yaml" --out "$OUT" --resume --overwrite 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "give one" "$TMP/err" && ok || bad "--resume with --overwrite: $(cat "$TMP/err")"
 
 # an interrupted batch (SIGINT) stops its runs, exits 130, and --resume finishes it; 3 runs
 # are enough: one done when the interrupt comes, one under way, one never started
@@ -132,6 +143,10 @@ runs:
     vary: {actors.hero.velocity: [[6, 0, 0], [14, 0, 0]], sensors.crash.spawn_at: [0, 0.2]}
 YAML
 "$SENSIM" batch "$TMP/clean.yaml" --out "$TMP/local" -j 2 --plugin-dir "$PLUGINS" >/dev/null 2>&1 && ok || bad "clean batch"
+echo old >"$TMP/local/v-0/stale.txt"
+"$SENSIM" batch "$TMP/clean.yaml" --out "$TMP/local" -j 2 --plugin-dir "$PLUGINS" --overwrite >/dev/null 2>&1 &&
+  [ ! -e "$TMP/local/v-0/stale.txt" ] && [ "$(wc -l <"$TMP/local/manifest.jsonl")" -eq 9 ] && ok ||
+  bad "--overwrite runs a batch again in its folder, each run's folder anew"
 all=$("$SENSIM" batch "$TMP/clean.yaml" --dry-run | grep $'\t' | cut -f1 | sort)
 [ "$(echo "$all" | wc -l)" -eq 9 ] && ok || bad "clean spec has 9 runs: $all"
 cat /dev/null >"$TMP/union"
