@@ -263,7 +263,12 @@ int sn_cmd_replay(int argc, char **argv)
     sn_replay_options ro = {sizeof ro, o.start, o.duration, o.time_factor, (uint32_t)o.follow, o.ignore_hero,
                             o.replay_sensors, o.branch_hero, o.scene};
     sn_mcap *mcap = NULL;
-    if (sn_engine_load_replay(e, o.file, &ro, &err) != SN_OK || sn_engine_open_outputs(e, o.out, &err) != SN_OK ||
+    sn_status loaded = sn_engine_load_replay(e, o.file, &ro, &err);
+    sn_error ignored = {0};
+    if (loaded == SN_OK) /* the actors stream every sensim run keeps (main.c keep_actors): `sensim
+                         ** export mcap` of the replay's folder then draws the actors as --mcap does */
+        sn_cli_add_actors(e, &ignored);
+    if (loaded != SN_OK || sn_engine_open_outputs(e, o.out, &err) != SN_OK ||
         (o.mcap && !(mcap = sn_cli_mcap_start(e, o.mcap, (int)o.threads, o.overwrite, &err)))) {
         sn_engine_destroy(e);
         return fail(EXIT_INPUT, err.msg);

@@ -351,9 +351,12 @@ static sn_status sn_replay_before_step(sn_engine *e, sn_error *err)
     if (fm && pose_at(rp, fm->rec, tau, &ft))
         for (uint32_t i = 0; i < e->n_sensors; i++) {
             sn_sensor *s = e->sensors[i];
+            /* a sensor spawned through the API (the CLI's actors stream) has no scene entry */
             const sn_actor *a = s->entity && !s->entity->attach_to ? sn_world_find(&e->world, s->actor_id) : NULL;
+            if (!a)
+                continue;
             sn_transform t = sn_transform_compose(&ft, &s->entity->transform);
-            if (a && (st = sn_engine_set_transform(e, s->actor_id, &t, err)))
+            if ((st = sn_engine_set_transform(e, s->actor_id, &t, err)))
                 return st;
         }
     for (uint32_t i = 0; i < rp->cur.n_ctl; i++) {

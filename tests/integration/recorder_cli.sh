@@ -37,6 +37,10 @@ grep -q 'sensim: note: .*ends inside the frame' "$TMP/cuterr" || bad "cut note: 
 
 "$SENSIM" replay "$REC" --out "$TMP/replay" --scene "$SCENES/crash.yaml" --start -2 --quiet "${P[@]}" || bad "replay"
 [ -f "$TMP/replay/crash.msgpack" ] || bad "replay wrote no stream for the scene's sensor"
+# a replay's folder keeps the actors stream as a run's does: exported, it is the replay's --mcap
+"$SENSIM" replay "$REC" --out "$TMP/rpa" --quiet "${P[@]}" && "$SENSIM" replay "$REC" --out "$TMP/rpb" --mcap "$TMP/rpb.mcap" --quiet "${P[@]}" &&
+  "$SENSIM" export mcap "$TMP/rpa" --out "$TMP/rpa.mcap" >/dev/null || bad "replay, export"
+[ -f "$TMP/rpa/actors.msgpack" ] && cmp -s "$TMP/rpa.mcap" "$TMP/rpb.mcap" || bad "a replay's folder exported differs from its --mcap"
 "$SENSIM" replay --help | grep -q '^usage: sensim replay' || bad "replay --help"
 "$SENSIM" recorder --help | grep -q 'collisions' || bad "recorder --help"
 
