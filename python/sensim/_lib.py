@@ -294,8 +294,7 @@ def _load():
 
 def _plugin_dir(path: str) -> str | None:
     """The plugins that go with the library: a build tree's <build>/plugins, an install's
-    <libdir>/sensim/plugins. The engine's own guess is made from the running program, which is
-    python3 here, so it is passed explicitly."""
+    <libdir>/sensim/plugins (the engine finds the same folder from libsensim's own path)."""
     d = os.path.dirname(os.path.realpath(path))
     for cand in (os.path.join(os.path.dirname(d), "plugins"), os.path.join(d, "sensim", "plugins")):
         if os.path.isdir(cand):
@@ -494,7 +493,8 @@ def library_path() -> str:
 
 
 def plugin_dir() -> str | None:
-    """$SENSIM_PLUGIN_DIR, else the plugin folder next to the library found."""
+    """$SENSIM_PLUGIN_DIR, else the plugin folder next to the library found (the one the engine
+    searches last, after $SENSIM_PLUGIN_PATH)."""
     return os.environ.get("SENSIM_PLUGIN_DIR") or _plugin_dir(library_path())
 
 

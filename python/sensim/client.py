@@ -43,8 +43,8 @@ __all__ = ["Client", "World", "WorldSettings", "WorldSnapshot", "Timestamp", "Bl
 class Client:
     """CARLA's carla.Client, in process. It owns one World at a time: loading another closes it.
 
-    Keyword arguments (sensim's): plugin_dir (searched before $SENSIM_PLUGIN_PATH; default the
-    folder next to the library), threads (worker threads, 0 = every core; outputs do not
+    Keyword arguments (sensim's): plugin_dir (searched before $SENSIM_PLUGIN_PATH, which is searched
+    before the folder next to the library; default $SENSIM_PLUGIN_DIR), threads (worker threads, 0 = every core; outputs do not
     depend on it), quiet (no warnings about refused plugins)."""
 
     def __init__(self, host: str = "localhost", port: int = 2000, worker_threads: int = 0, *,
@@ -56,7 +56,9 @@ class Client:
         self.host, self.port = str(host), port
         self._timeout = 5.0
         _lib.lib()  # fail here, naming the paths tried, rather than at the first load
-        self._plugin_dir = plugin_dir if plugin_dir is not None else _lib.plugin_dir()
+        # the engine then searches $SENSIM_PLUGIN_PATH and, last, the folder of the libsensim it
+        # runs from (<build>/plugins, <libdir>/sensim/plugins): the CLI's order
+        self._plugin_dir = plugin_dir if plugin_dir is not None else os.environ.get("SENSIM_PLUGIN_DIR") or None
         self._threads = threads
         self._quiet = quiet
         self._world: World | None = None

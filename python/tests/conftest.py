@@ -93,7 +93,7 @@ def batch_dir(out):
     set: {{actors.hero.control.throttle: 7}}
 """)
     d = os.path.join(out, "batch")
-    p = run("batch", spec, "--out", d, "-j", "2", check=False)
+    p = run("batch", spec, "--out", d, "-j", "2", "--overwrite", check=False)  # a scratch folder kept across runs
     assert p.returncode == 1, p.stderr  # one run is made to fail
     return d
 

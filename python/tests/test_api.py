@@ -1,4 +1,5 @@
 """The closed-loop API: the library, the C layouts, worlds, blueprints, actors, errors."""
+import json
 import os
 import pydoc
 import subprocess
@@ -39,6 +40,27 @@ def test_library_not_found_names_the_paths_tried(tmp_path):
     assert "libsensim not found; tried:" in p.stdout
     assert str(tmp_path / "nowhere.so") + " (missing)" in p.stdout
     assert "SENSIM_LIBRARY" in p.stdout
+
+
+def test_plugins_are_searched_in_the_clis_order(tmp_path, monkeypatch):
+    """A plugin in $SENSIM_PLUGIN_PATH comes before the library's own folder in Python as in the
+    CLI: there it claims a blueprint id first (broken_dup.so claims the collision sensor's)."""
+    built = os.environ.get("SENSIM_PLUGIN_DIR")
+    dup = os.path.join(os.path.dirname(built or ""), "tests", "plugins", "broken_dup.so")
+    if not built or not os.path.isfile(dup):
+        pytest.skip("needs the build's plugins and its test plugins (meson test)")
+    d = tmp_path / "user"
+    d.mkdir()
+    (d / "dup.so").write_bytes(open(dup, "rb").read())
+    monkeypatch.delenv("SENSIM_PLUGIN_DIR")
+    monkeypatch.setenv("SENSIM_PLUGIN_PATH", str(d))
+    world = sensim.Client(quiet=True).load_world()
+    py_doc = world.get_blueprint_library().find("sensor.other.collision").doc
+    world.close()
+    cli = subprocess.run([os.environ.get("SENSIM", "sensim"), "blueprints", "--json"], capture_output=True, text=True)
+    cli_bp = {b["id"]: b for b in json.loads(cli.stdout)}["sensor.other.collision"]
+    assert cli_bp["plugin"].endswith("dup.so")  # the user's plugin claimed it in the CLI
+    assert py_doc == cli_bp["doc"] == ""  # and in Python (the collision plugin's has a doc)
 
 
 def test_reader_imports_without_the_library():
