@@ -219,6 +219,17 @@ static bool extensions_ok(sn_plugin_file *pf, const sn_sensor_class *c, const ch
 
 /* Copies the plugin's class i into pf->classes[i] and checks it: its header, id, callbacks,
 ** table strides and attribute table, and that its id is new to this plugin and to lib. */
+/* A loader's warning: to lib->log, else stderr; none when quiet. */
+static void warn(const sn_library *lib, const char *line)
+{
+    if (lib->quiet)
+        return;
+    if (lib->log)
+        lib->log(SN_LOG_WARN, line, lib->log_user);
+    else
+        fprintf(stderr, "sensim: warning: %s\n", line);
+}
+
 static bool class_ok(sn_library *lib, sn_plugin_file *pf, uint32_t i, const sn_sensor_class *src, char *why, size_t n)
 {
     char what[64];
@@ -280,6 +291,12 @@ static bool class_ok(sn_library *lib, sn_plugin_file *pf, uint32_t i, const sn_s
     if (sn_attr_table_check(c->attrs, c->n_attrs, c->attr_def_size, &e) != SN_OK) {
         sn_format(why, n, "'%s' has an invalid attribute table: %s", id, e.msg);
         return false;
+    }
+    if (c->phases && !c->tick && !c->class_tick) { /* allowed (events, methods), but surely not meant */
+        char line[PATH_MAX + 256];
+        sn_format(line, sizeof line, "plugin %s: '%s' asks for tick phases (mask 0x%x) but has neither tick nor "
+                  "class_tick: nothing of it runs in those phases", pf->path, id, c->phases);
+        warn(lib, line);
     }
     for (uint32_t j = 0; j < i; j++) {
         if (strcmp(pf->classes[j].blueprint, id) == 0) {
@@ -403,13 +420,9 @@ static sn_status load_file(sn_library *lib, const char *path)
     pf->n_classes = 0;
     pf->has_reader = false;
     pf->reason = sn_strdup(why);
-    if (!lib->quiet && lib->log) {
-        char line[PATH_MAX + sizeof why + 32];
-        sn_format(line, sizeof line, "plugin %s %s; skipped", real, why);
-        lib->log(SN_LOG_WARN, line, lib->log_user);
-    } else if (!lib->quiet) {
-        fprintf(stderr, "sensim: warning: plugin %s %s; skipped\n", real, why);
-    }
+    char line[PATH_MAX + sizeof why + 32];
+    sn_format(line, sizeof line, "plugin %s %s; skipped", real, why);
+    warn(lib, line);
     return SN_OK;
 }
 

@@ -20,6 +20,9 @@ static sn_status t_serialize(void *self, uint32_t i, sn_writer *w)
 #ifndef BLUEPRINT
 #define BLUEPRINT "sensor.test.broken"
 #endif
+#ifndef PHASES
+#define PHASES 0
+#endif
 #ifndef ATTRS
 static const sn_attr_def attrs[] = {
     {"gain", SN_ATTR_FLOAT, "1.0", NULL, NULL, true, 0, 10, NULL, "gain"},
@@ -35,6 +38,7 @@ static const sn_sensor_class cls = {
     .create = t_create,
     .destroy = t_destroy,
     .serialize = SERIALIZE,
+    .phases = PHASES,
 };
 static const sn_sensor_class *const classes[] = {&cls};
 static const sn_plugin_lib lib = {

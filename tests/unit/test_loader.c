@@ -13,6 +13,17 @@ static const sn_plugin_file *find(const sn_library *lib, const char *file)
     return NULL;
 }
 
+/* The loader's warnings, one line each. */
+static char warnings[8192];
+static void on_log(sn_log_level level, const char *line, void *user)
+{
+    (void)user;
+    if (level == SN_LOG_WARN) {
+        size_t len = strlen(warnings);
+        snprintf(warnings + len, sizeof warnings - len, "%s\n", line);
+    }
+}
+
 static void expect_refused(const sn_library *lib, const char *file, const char *why)
 {
     const sn_plugin_file *p = find(lib, file);
@@ -59,6 +70,16 @@ int main(int argc, char **argv)
     size_t before = lib.n_plugins;
     sn_library_load_dir(&lib, argv[1], &err);
     CHECK(lib.n_plugins == before, "a file reached twice loads once");
+    /* A class asking for tick phases without tick or class_tick loads, with a warning naming it. */
+    const sn_plugin_file *notick = find(&lib, "warn_notick.so");
+    CHECK(notick && !notick->reason && sn_library_find(&lib, "sensor.test.notick"), "warn_notick.so loads");
+    sn_library_free(&lib);
+    CHECK(sn_library_init(&lib, &err) == SN_OK, "%s", err.msg);
+    lib.log = on_log;
+    CHECK(sn_library_load_dir(&lib, argv[2], &err) == SN_OK, "%s", err.msg);
+    CHECK(strstr(warnings, "warn_notick.so: 'sensor.test.notick' asks for tick phases (mask 0x2) but has neither tick "
+                           "nor class_tick") != NULL, "no warning for a class without tick: %s", warnings);
+    CHECK(!strstr(warnings, "'sensor.test.good' asks"), "a warning for the good plugin: %s", warnings);
     sn_library_free(&lib);
     return CHECK_DONE();
 }
