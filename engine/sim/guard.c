@@ -92,7 +92,14 @@ static void on_crash(int sig)
         put_u64(s->engine->clock.frame);
         put(": ");
         put(signal_name(sig));
-        put("; the outputs of the frames before it are in the partial-run folder in --out\n");
+        /* a crash at load (set, create) has no outputs open, so no folder to name */
+        if (s->engine->outputs_open && s->engine->out_dir) {
+            put("; the outputs of the frames before it are in ");
+            put(s->engine->out_dir);
+            put("\n");
+        } else {
+            put("; no outputs were written\n");
+        }
         sn_spool_crash_drain(s->engine->spool); /* the frames before it reach their files */
     } else {
         put("sensim: error: engine: crashed with ");

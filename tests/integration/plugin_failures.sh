@@ -56,14 +56,20 @@ then ok; else bad "fail_serialize: rc=$rc: $err"; fi
 for where in tick serialize; do
   run crash_$where
   want="tick(post)"; [ $where = serialize ] && want=serialize
-  if [ "$rc" -gt 128 ] && grep -qF "sensim: error: plugin $PLUGINS/faulty.so: crashed in $want of sensor 'f' (sensor.test.faulty) at frame 3: SIGSEGV" <<<"$err"
-  then ok; else bad "crash_$where: rc=$rc: $err"; fi
-  # A crash loses at most the frame in progress: frames 1 and 2 are readable in the staging folder.
+  # A crash loses at most the frame in progress: frames 1 and 2 are readable in the staging folder,
+  # which the line names.
   part=$(ls -d "$TMP/out"/sensim-partial-* | tail -1)
+  if [ "$rc" -gt 128 ] && grep -qF "sensim: error: plugin $PLUGINS/faulty.so: crashed in $want of sensor 'f' (sensor.test.faulty) at frame 3: SIGSEGV (invalid memory access); the outputs of the frames before it are in $part" <<<"$err"
+  then ok; else bad "crash_$where: rc=$rc: $err"; fi
   n=$("$SENSIM" dump "$part/f.msgpack" 2>/dev/null | wc -l)
   [ "$n" -eq 2 ] && ok || bad "crash_$where: expected frames 1-2 readable in $part/f.msgpack, got $n messages"
   rm -rf "$part"
 done
+
+# a crash at load (set) has no outputs open: the line says so, names no folder
+run crash_set
+if [ "$rc" -gt 128 ] && grep -qF "crashed in set of sensor 'f' (sensor.test.faulty) at frame 0: SIGSEGV (invalid memory access); no outputs were written" <<<"$err"
+then ok; else bad "crash_set: rc=$rc: $err"; fi
 
 [ "$(md5sum <"$TMP/out/f.msgpack")" = "$good" ] && ok || bad "an earlier run's output was changed by a failing run"
 
