@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -367,10 +368,17 @@ static int cmd_run(int argc, char **argv)
         stats_failed = (!closed || w < 0) ? (errno ? errno : EIO) : 0;
     }
     if (st != SN_OK) {
-        fprintf(stderr, "sensim: error: %s\n", err.msg);
-        fprintf(stderr, "sensim: stopped at frame %llu; %s%s left as it was\n", (unsigned long long)stats.frames,
-                partial_note(sn_engine_partial_dir(e)), c.out);
+        const int sig = sn_cli_interrupted();
+        if (!sig)
+            fprintf(stderr, "sensim: error: %s\n", err.msg);
+        fprintf(stderr, "sensim: %s at frame %llu; %s%s left as it was\n",
+                sig == SIGINT ? "interrupted (SIGINT)" : sig ? "interrupted (SIGTERM)" : "stopped",
+                (unsigned long long)stats.frames, partial_note(sn_engine_partial_dir(e)), c.out);
         sn_engine_destroy(e);
+        if (sig) { /* die of it, as a shell and a batch expect (128 + the signal) */
+            signal(sig, SIG_DFL);
+            raise(sig);
+        }
         return EXIT_RUN;
     }
     if (stats_failed) {

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -80,29 +81,44 @@ void progress_finish(progress *p)
     }
 }
 
-sn_status sn_cli_run_frames(sn_engine *e, sn_error *err)
+/* SIGINT or SIGTERM during a run: the frame in progress ends, then the run stops as a failed one
+** does (its outputs left staged, DIR as it was) and main.c says so before dying of the signal. */
+static volatile sig_atomic_t g_interrupt;
+static void on_interrupt(int sig) { g_interrupt = sig; }
+int sn_cli_interrupted(void) { return (int)g_interrupt; }
+
+/* The frames, one step at a time: progress lines to a batch (SENSIM_PROGRESS_FD), a storyboard's
+** end, an interrupt. The steps and the finish are sn_engine_run's. */
+static sn_status run_loop(sn_engine *e, sn_error *err)
 {
     const char *v = getenv("SENSIM_PROGRESS_FD");
-    char *end;
+    char *end = NULL;
     long fd = v ? strtol(v, &end, 10) : -1;
     sn_run_stats s = {.struct_size = sizeof s};
     sn_engine_stats(e, &s, NULL);
     uint64_t n = s.frames_planned;
-    if (!v || *end || fd < 3 || fd > 1023 || fcntl((int)fd, F_GETFD) < 0 || n > SN_LIMIT_FRAMES)
-        return sn_engine_run(e, 0, err); /* not under a batch, or sn_engine_run refuses it */
-    fcntl((int)fd, F_SETFL, O_NONBLOCK); /* a batch that does not read never blocks the run */
+    if (n > SN_LIMIT_FRAMES)
+        return sn_engine_run(e, 0, err); /* which refuses it */
+    if (!v || *end || fd < 3 || fd > 1023 || fcntl((int)fd, F_GETFD) < 0)
+        fd = -1; /* not under a batch */
+    else
+        fcntl((int)fd, F_SETFL, O_NONBLOCK); /* a batch that does not read never blocks the run */
     double last = 0;
     sn_scenario_info sc = {.struct_size = sizeof sc};
     for (uint64_t f = 1; f <= n; f++) {
         if (sn_engine_scenario(e, &sc, NULL) == SN_OK && sc.ended) /* the storyboard ended the run */
             break;
         sn_status st = sn_engine_step(e, err);
-        if (st) {
+        if (st || g_interrupt) { /* an interrupt stops the run after the frame in progress */
             sn_engine_finish(e, false, NULL);
-            return st;
+            if (!st && err) {
+                err->status = SN_E_STATE;
+                snprintf(err->msg, sizeof err->msg, "run: interrupted");
+            }
+            return st ? st : SN_E_STATE;
         }
-        double now = batch_now();
-        if (now - last >= 0.1 || f == n) {
+        double now = fd >= 0 ? batch_now() : 0;
+        if (fd >= 0 && (now - last >= 0.1 || f == n)) {
             char line[64];
             int len = snprintf(line, sizeof line, "%llu %llu\n", (unsigned long long)f, (unsigned long long)n);
             (void)!write((int)fd, line, (size_t)len); /* progress only: a full pipe drops a line */
@@ -110,4 +126,19 @@ sn_status sn_cli_run_frames(sn_engine *e, sn_error *err)
         }
     }
     return sn_engine_finish(e, true, err);
+}
+
+sn_status sn_cli_run_frames(sn_engine *e, sn_error *err)
+{
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sa.sa_flags = SA_RESTART; /* the writer threads' writes go on */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sn_status st = run_loop(e, err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return st;
 }

@@ -166,5 +166,25 @@ LD_DEBUG=files "$SENSIM" run "$CRASH" --out "$TMP/noav" --quiet 2>&1 | grep -q "
   bad "a plain run loads FFmpeg" || ok
 expect_input_error "report of nothing" "cannot read the run folder" "$SENSIM" report "$TMP/none" --out "$TMP/none.html"
 
+# an interrupted run (Ctrl-C, SIGTERM) stops after the frame in progress, names its partial outputs,
+# leaves DIR as it was and dies of the signal (exit 128 + it, as a shell and a batch expect)
+for sig in INT TERM; do
+  d="$TMP/intr_$sig"
+  mkdir -p "$d" && echo keep >"$d/crash.msgpack"
+  "$SENSIM" run "$SCENES/crash.yaml" --out "$d" --frames 100000000 --quiet 2>"$TMP/intr.err" &
+  pid=$!
+  for _ in $(seq 1 200); do ls -d "$d"/sensim-partial-* >/dev/null 2>&1 && break; sleep 0.05; done
+  sleep 0.2
+  kill -"$sig" $pid
+  wait $pid
+  rc=$?
+  part=$(ls -d "$d"/sensim-partial-* 2>/dev/null | head -1)
+  want=$([ $sig = INT ] && echo 130 || echo 143)
+  [ "$rc" -eq "$want" ] && [ "$(cat "$d/crash.msgpack")" = keep ] && [ -n "$part" ] &&
+    grep -q "^sensim: interrupted (SIG$sig) at frame [0-9]*; partial outputs in $part; $d left as it was\$" "$TMP/intr.err" &&
+    [ "$(wc -l <"$TMP/intr.err")" -eq 1 ] && "$SENSIM" dump "$part/crash.msgpack" >/dev/null && ok ||
+    bad "SIG$sig: exit $rc (want $want), $(cat "$TMP/intr.err")"
+done
+
 echo "$checks checks, $fails failed" >&2
 [ "$fails" -eq 0 ]
