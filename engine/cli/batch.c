@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <glob.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -35,7 +36,8 @@ const char SN_HELP_BATCH[] =
     "                  from the batch, which loaded the map, its mesh and scenery once)\n"
     "  merge           join shard manifests (files, or folders holding manifest*.jsonl) into\n"
     "                  DIR/manifest.jsonl: the last record of each run, in run order\n"
-    "Exit status: 0 every run succeeded, 1 some run failed, 2 bad input, 130 interrupted.\n";
+    "Exit status: 0 every run succeeded, 1 some run failed, 2 bad input, 130 / 143 interrupted\n"
+    "(SIGINT / SIGTERM).\n";
 
 static int bad(const char *fmt, const char *a)
 {
@@ -446,7 +448,7 @@ int sn_cli_batch(int argc, char **argv)
         rc = rc ? rc : 1;
     }
     summary(&s, n_todo + skipped, skipped, batch_now() - t0, manifest);
-    if (rc == 130)
+    if (rc == 128 + SIGINT || rc == 128 + SIGTERM)
         fprintf(stderr, "sensim: error: batch: interrupted; the runs under way were stopped (--resume goes on)\n");
     else if (s.counts[0] != n_todo)
         rc = 1;

@@ -359,7 +359,7 @@ int batch_exec(const batch_opts *o, const sn_batch *b, const size_t *todo, size_
             struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
             int sig = sigtimedwait(&wait_set, NULL, &ts);
             if (sig == SIGINT || sig == SIGTERM)
-                rc = 130;
+                rc = 128 + sig; /* 130 Ctrl-C, 143 SIGTERM, as a shell reports a process they ended */
         }
         int wstatus;
         pid_t pid;

@@ -34,6 +34,11 @@ grep -q '"blocked":\[{"time":' "$TMP/blocked" || bad "blocked json: $(cat "$TMP/
 head -c 5000 "$REC" >"$TMP/cut.sensimrec"
 "$SENSIM" recorder info "$TMP/cut.sensimrec" "${P[@]}" >"$TMP/cutinfo" 2>"$TMP/cuterr" || bad "cut file: exit $?"
 grep -q 'sensim: note: .*ends inside the frame' "$TMP/cuterr" || bad "cut note: $(cat "$TMP/cuterr")"
+# and replays what it holds, saying so
+"$SENSIM" replay "$TMP/cut.sensimrec" --out "$TMP/cutrp" --quiet "${P[@]}" 2>"$TMP/cutrp.err" || bad "replay of a cut file: exit $?"
+grep -q "^sensim: note: .*cut.sensimrec: the file ends inside the frame .*complete frames used" "$TMP/cutrp.err" ||
+  bad "replay of a cut file says nothing: $(cat "$TMP/cutrp.err")"
+! "$SENSIM" replay "$REC" --out "$TMP/fullrp" --quiet "${P[@]}" 2>&1 | grep -q "note:" || bad "a whole recording's replay has a note"
 
 "$SENSIM" replay "$REC" --out "$TMP/replay" --scene "$SCENES/crash.yaml" --start -2 --quiet "${P[@]}" || bad "replay"
 [ -f "$TMP/replay/crash.msgpack" ] || bad "replay wrote no stream for the scene's sensor"
