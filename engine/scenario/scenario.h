@@ -18,6 +18,9 @@ sn_status sn_scenario_spawn(struct sn_engine *e, sn_error *err);
 sn_status sn_scenario_step(struct sn_engine *e, sn_error *err);
 /* Whether the storyboard has ended (its StopTrigger fired, or every story completed). */
 bool sn_scenario_ended(const struct sn_engine *e);
+/* The `type` of the storyboard log's messages (a stream's header keys, with sensor "storyboard"
+** and sensor_id 0: no sensor's), which views tell from sensors' streams by it. */
+#define SN_STORYBOARD_TYPE "scenario.storyboard"
 /* Writes dir/storyboard.msgpack; *json (owned by the scenario) receives run.json's members. */
 sn_status sn_scenario_finish(struct sn_engine *e, const char *dir, const char **json, sn_error *err);
 void sn_scenario_free(sn_scenario *s); /* NULL-safe */

@@ -1,5 +1,6 @@
 /* xosc_log.c — the storyboard log (element transitions, conditions that fire) and the names
 ** of kinds, states, transitions, conditions, rules and edges it writes. */
+#include "scenario.h"
 #include "xosc_pos.h"
 
 #include <math.h>
@@ -44,10 +45,12 @@ bool sn_xrule_eval(sn_xrule r, double a, double b)
 static void log_head(sn_xrun *r, uint32_t n_more, const char *event)
 {
     sn_pack_buf *b = &r->log;
-    sn_pack_map(b, 4 + n_more);
+    sn_pack_map(b, 6 + n_more);
     sn_pack_cstr(b, "frame"), sn_pack_uint(b, r->frame);
     sn_pack_cstr(b, "timestamp"), sn_pack_double(b, r->t);
     sn_pack_cstr(b, "sensor"), sn_pack_cstr(b, "storyboard");
+    sn_pack_cstr(b, "type"), sn_pack_cstr(b, SN_STORYBOARD_TYPE); /* a stream's header, as the sensors' */
+    sn_pack_cstr(b, "sensor_id"), sn_pack_uint(b, 0);
     sn_pack_cstr(b, "event"), sn_pack_cstr(b, event);
     r->n_log++;
 }

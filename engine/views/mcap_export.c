@@ -9,6 +9,7 @@
 #include "../core/infile.h"
 #include "../data/msgread.h"
 #include "../scene/yamldoc.h"
+#include "../scenario/scenario.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -54,14 +55,24 @@ static sn_status advance(head *h, sn_error *err)
     } else
         msgpack_zone_clear(&h->zone);
     msgpack_unpack_return ur = msgpack_unpack((const char *)h->msg, h->len, &off, &h->zone, &h->obj);
-    if ((ur != MSGPACK_UNPACK_SUCCESS && ur != MSGPACK_UNPACK_EXTRA_BYTES) ||
+    char type[128], sensor[32];
+    const bool ok = ur == MSGPACK_UNPACK_SUCCESS || ur == MSGPACK_UNPACK_EXTRA_BYTES;
+    /* A scenario's storyboard log (storyboard.msgpack; from before its type key, its sensor
+    ** "storyboard" alone) is no sensor's stream and a live --mcap carries none: left out, so the
+    ** export still equals the run's --mcap. */
+    if (ok && (sn_mp_str(sn_mp_get(&h->obj, "type"), type, sizeof type)
+                   ? strcmp(type, SN_STORYBOARD_TYPE) == 0
+                   : sn_mp_str(sn_mp_get(&h->obj, "sensor"), sensor, sizeof sensor) && strcmp(sensor, "storyboard") == 0)) {
+        h->msg = NULL;
+        return SN_OK;
+    }
+    if (!ok ||
         !(f = sn_mp_get(&h->obj, "frame")) || f->type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
         !(s = sn_mp_get(&h->obj, "sensor_id")) || s->type != MSGPACK_OBJECT_POSITIVE_INTEGER || s->via.u64 > UINT32_MAX)
         return sn_fail(err, SN_E_INVALID, "%s: message %llu has no frame or sensor_id", h->path,
                        (unsigned long long)h->r.count);
     if (f->via.u64 < h->frame)
         return sn_fail(err, SN_E_INVALID, "%s: message %llu goes back in frames", h->path, (unsigned long long)h->r.count);
-    char type[128];
     h->frame = f->via.u64;
     h->sensor_id = (uint32_t)s->via.u64;
     h->later = !(sn_mp_str(sn_mp_get(&h->obj, "type"), type, sizeof type) && sn_mcap_is_actors(type));

@@ -36,6 +36,13 @@ for s in cut-in lead-brake pedestrian-crossing; do
   run "$src/scenarios/$s.xosc" --out "$tmp/$s" --set settings.fixed_delta_seconds=0.01 || bad "$s: run failed"
   grep -q '"completed":true,"ended_by":"StopTrigger"' "$tmp/$s/run.json" || bad "$s: run.json: $(cat "$tmp/$s/run.json")"
 done
+# the views read a scenario run's folder: the report takes the storyboard stream as a stream, the
+# export leaves it out as a run's --mcap does, so both files are the same
+"$sensim" report "$tmp/cut-in" --out "$tmp/cut-in.html" > /dev/null && ! grep -q "corrupt" "$tmp/cut-in.html" ||
+  bad "report of a scenario run"
+run "$src/scenarios/cut-in.xosc" --out "$tmp/cut-in-m" --set settings.fixed_delta_seconds=0.01 --mcap "$tmp/cut-in-m.mcap" &&
+  "$sensim" export mcap "$tmp/cut-in" --out "$tmp/cut-in.mcap" > /dev/null && cmp -s "$tmp/cut-in.mcap" "$tmp/cut-in-m.mcap" ||
+  bad "export mcap of a scenario run differs from its --mcap"
 t=$(at "$tmp/cut-in/storyboard.msgpack" '"element":"CutInLaneChange"' startTransition)
 # (10 + 24.6) / 5 = 6.92: the first step where the gap exceeds 10 m is 6.92 or, when the summed
 # positions round the other way, 6.93
