@@ -337,7 +337,10 @@ static sn_status read_recording(run_data *d, caps *cp, sn_recording *rec, sn_err
         for (uint32_t i = 0; i < f->n_collisions; i++) {
             const sn_log_collision *c = &f->collisions[i];
             rd_path *a = find_path(d, c->actor1), *b = find_path(d, c->actor2);
-            rd_event ev = {.at = a && a->n ? a->pts[a->n - 1] : (rd_pt){NAN, NAN}, .t = f->elapsed, .frame = f->frame,
+            /* the frame's time as its streams stamp it, the end of its interval (the recorder's
+            ** clock starts the first frame at 0, CARLA's; `sensim run --record` starts at the load) */
+            rd_event ev = {.at = a && a->n ? a->pts[a->n - 1] : (rd_pt){NAN, NAN}, .t = f->elapsed + f->duration,
+                           .frame = f->frame,
                            .key_a = c->actor1 < c->actor2 ? c->actor1 : c->actor2,
                            .key_b = c->actor1 < c->actor2 ? c->actor2 : c->actor1};
             snprintf(ev.what, sizeof ev.what, "%.100s and %.100s", a ? a->name : "an actor", b ? b->name : "an actor");

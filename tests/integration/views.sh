@@ -190,6 +190,11 @@ assert len(f['images']) == sum(min(8, c) for c in cams), len(f['images'])
 assert all(done and w > 0 and h > 0 for done, w, h in f['images']), 'an image did not load'
 assert f['summary_rows'] >= 8
 EOF
+# a collision's time is the same from the recording (report.html) as from the collision sensor's
+# stream (streams_only.html): the frame's time as the streams stamp it, not the recorder's clock
+t_rec=$(grep -o '[0-9.]* s, frame [0-9]*' "$TMP/report.html" | head -1)
+t_str=$(grep -o '[0-9.]* s, frame [0-9]*' "$TMP/streams_only.html" | head -1)
+[ -n "$t_rec" ] && [ "$t_rec" = "$t_str" ] && ok || bad "a collision at '$t_rec' from the recording, '$t_str' from its stream"
 # over.html (step 5: report --overwrite of the same run folder) is the second report
 cmp -s "$TMP/report.html" "$TMP/over.html" && ok || bad "two reports of one run folder differ"
 grep -q "<td>3</td>" "$TMP/report.html" && grep -q "scene.yaml" "$TMP/report.html" && ok || bad "the summary lacks the seed or scene"
