@@ -9,7 +9,7 @@ import math
 from typing import TYPE_CHECKING, Callable
 
 from . import _lib
-from ._common import _check_text, _err
+from ._common import CarlaEnum, _check_text, _err
 from ._lib import SensimError, check
 from .geom import BoundingBox, Location, Transform, Vector3D, VehicleControl, WalkerControl
 
@@ -207,7 +207,7 @@ _TWO_WHEELERS = frozenset({"vehicle.bh.crossbike", "vehicle.diamondback.century"
                            "vehicle.vespa.zx125"})
 
 
-class VehicleLightState(enum.IntFlag):
+class VehicleLightState(CarlaEnum, enum.IntFlag):
     """CARLA's carla.VehicleLightState: a vehicle's lights as bits (docs/vehicle-lights.md)."""
     NONE = 0
     Position = 0x1
@@ -224,7 +224,7 @@ class VehicleLightState(enum.IntFlag):
     All = 0xFFFFFFFF
 
 
-class VehicleWheelLocation(enum.IntEnum):
+class VehicleWheelLocation(CarlaEnum, enum.IntEnum):
     """CARLA's carla.VehicleWheelLocation."""
     FL_Wheel = 0
     FR_Wheel = 1

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ctypes
+import enum
 import fnmatch
 from typing import Iterator
 
@@ -172,6 +173,8 @@ class ActorBlueprint:
             raise IndexError(f"blueprint '{self.id}' has no attribute '{id}' (it has: {', '.join(self._defs)})")
         if isinstance(value, bool):
             value = "true" if value else "false"
+        elif isinstance(value, enum.Enum) and isinstance(value, int):
+            value = int(value)  # its number, as before CARLA's enums printed their names
         value = str(value)
         if self._defs[id].type == "int":
             # CARLA's strings: '64.0' is the int 64 (CARLA's attribute parser takes a whole float)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import enum
 
+from ._common import CarlaEnum
+
 __all__ = ["Color", "DebugHelper", "MapLayer", "CityObjectLabel", "LabelledPoint"]
 
 
@@ -21,7 +23,7 @@ class Color:
         return f"Color({self.r}, {self.g}, {self.b}, {self.a})"
 
 
-class MapLayer(enum.IntFlag):
+class MapLayer(CarlaEnum, enum.IntFlag):
     """CARLA's carla.MapLayer: accepted by load_world and load/unload_map_layer; sensim's map
     layers are not separable (a load or unload changes nothing, docs/python.md)."""
     NONE = 0
@@ -37,7 +39,7 @@ class MapLayer(enum.IntFlag):
     All = 0xFFFF
 
 
-class CityObjectLabel(enum.IntEnum):
+class CityObjectLabel(CarlaEnum, enum.IntEnum):
     """CARLA 0.9.15's semantic tags (the values of sensim's tag table)."""
     NONE = 0
     Roads = 1

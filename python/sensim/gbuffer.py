@@ -27,12 +27,13 @@ import math
 
 import numpy as np
 
+from ._common import CarlaEnum
 from ._lib import SensimError
 
 __all__ = ["GBufferTextureID", "listen", "stop", "is_listening"]
 
 
-class GBufferTextureID(enum.IntEnum):
+class GBufferTextureID(CarlaEnum, enum.IntEnum):
     """CARLA 0.9.14's carla.GBufferTextureID."""
     SceneColor = 0
     SceneDepth = 1

@@ -11,13 +11,14 @@ import enum
 import os
 
 from . import _lib
+from ._common import CarlaEnum
 from ._lib import SensimError, check
 from .geom import Location, Transform
 
 __all__ = ["Map", "Waypoint", "LaneType", "LaneMarkingType", "LaneMarkingColor", "LaneChange", "LaneMarking"]
 
 
-class LaneType(enum.IntFlag):
+class LaneType(CarlaEnum, enum.IntFlag):
     """CARLA's carla.LaneType: the same bit values, so masks combine with |."""
     NONE = 1 << 0
     Driving = 1 << 1
@@ -43,7 +44,7 @@ class LaneType(enum.IntFlag):
     Any = 0xFFFFFFFE
 
 
-class LaneMarkingType(enum.IntEnum):
+class LaneMarkingType(CarlaEnum, enum.IntEnum):
     Other = 0
     Broken = 1
     Solid = 2
@@ -57,7 +58,7 @@ class LaneMarkingType(enum.IntEnum):
     NONE = 10
 
 
-class LaneMarkingColor(enum.IntEnum):
+class LaneMarkingColor(CarlaEnum, enum.IntEnum):
     Standard = 0
     White = 0
     Blue = 1
@@ -67,7 +68,7 @@ class LaneMarkingColor(enum.IntEnum):
     Other = 5
 
 
-class LaneChange(enum.IntEnum):
+class LaneChange(CarlaEnum, enum.IntEnum):
     NONE = 0
     Right = 1
     Left = 2

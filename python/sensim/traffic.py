@@ -19,7 +19,7 @@ import math
 from typing import TYPE_CHECKING, Iterable
 
 from . import _lib
-from ._common import _check_seed, _err, _log
+from ._common import CarlaEnum, _check_seed, _err, _log
 from ._lib import SensimError, check
 from .actor import Actor
 from .geom import BoundingBox, Location, Rotation, Transform, Vector3D
@@ -36,7 +36,7 @@ __all__ = ["TrafficManager", "TrafficLight", "TrafficLightState", "TrafficSign",
 _TURNS = {"straight": 0, "left": 1, "right": 2}
 
 
-class TrafficLightState(enum.IntEnum):
+class TrafficLightState(CarlaEnum, enum.IntEnum):
     """CARLA's carla.TrafficLightState, the same values."""
     Red = 0
     Yellow = 1
