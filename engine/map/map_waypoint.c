@@ -445,8 +445,10 @@ sn_status sn_map_previous(const sn_map *m, const sn_waypoint *wp, double d, sn_w
 
 #define SN_MAP_MAX_WAYPOINTS 10000000u /* of one next_until_lane_end (some 2 GB of waypoints) */
 
-sn_status sn_map_next_until_lane_end(const sn_map *m, const sn_waypoint *wp, double d, sn_waypoint *out, size_t cap,
-                                     size_t *n, sn_error *err)
+/* next_until_lane_end (forward) and previous_until_lane_start (against the direction of travel):
+** CARLA's GetNextUntilLaneEnd and GetPreviousUntilLaneStart, `fn` naming the call in errors. */
+static sn_status until_lane_bound(const sn_map *m, const sn_waypoint *wp, double d, bool forward, const char *fn,
+                                  sn_waypoint *out, size_t cap, size_t *n, sn_error *err)
 {
     SN_ERR_LOCAL(err);
     if (n)
@@ -458,20 +460,20 @@ sn_status sn_map_next_until_lane_end(const sn_map *m, const sn_waypoint *wp, dou
     /* generate_waypoints' lower bound: a step below the resolution of s made no progress and
     ** filled the cap of 10 million waypoints at one place (issue 33 item 18) */
     if (!(d >= 0.01) || d > 1e6)
-        return sn_fail(err, SN_E_RANGE, "map: next_until_lane_end(%g): the distance must be within [0.01, 1e6] m", d);
+        return sn_fail(err, SN_E_RANGE, "map: %s(%g): the distance must be within [0.01, 1e6] m", fn, d);
     if (cap && !out)
         return sn_fail(err, SN_E_INVALID, "map: NULL output with a capacity of %zu", cap);
-    /* CARLA's GetNextUntilLaneEnd: every d metres while the lane stays on this road (through
-    ** its sections by their lane links), then the lane's end on the road. */
+    /* Every d metres while the lane stays on this road (through its sections by their lane
+    ** links), then the lane's end (its start, going back) on the road. */
     const sn_odr_road *r = &m->odr->roads[k.road];
     double s = fmin(r->sections[k.section].s_end, fmax(r->sections[k.section].s, wp->s)), rem = d;
     size_t count = 0;
     for (unsigned hops = 0; hops <= MAX_HOPS;) {
         if (count >= SN_MAP_MAX_WAYPOINTS)
-            return sn_fail(err, SN_E_RANGE, "map: next_until_lane_end(%g) gives more than %u waypoints: ask for a "
-                           "longer distance", d, SN_MAP_MAX_WAYPOINTS);
+            return sn_fail(err, SN_E_RANGE, "map: %s(%g) gives more than %u waypoints: ask for a longer distance", fn,
+                           d, SN_MAP_MAX_WAYPOINTS);
         const sn_odr_section *sec = &r->sections[k.section];
-        int dir = sn_map_lane_dir(r, k.lane);
+        int dir = sn_map_lane_dir(r, k.lane) * (forward ? 1 : -1); /* the walk's way along s */
         double end = dir > 0 ? sec->s_end : sec->s, avail = fabs(end - s);
         if (rem < avail - 1e-9) { /* the next waypoint lies inside this section */
             s += dir * rem;
@@ -485,8 +487,8 @@ sn_status sn_map_next_until_lane_end(const sn_map *m, const sn_waypoint *wp, dou
         sn_lanekey nk[MAX_BRANCH];
         double ns[MAX_BRANCH];
         bool inside = dir > 0 ? k.section + 1 < r->n_sections : k.section > 0;
-        size_t nn = inside ? sn_map_successors(m, k, true, nk, ns, MAX_BRANCH) : 0;
-        if (nn == 0 || nk[0].road != k.road) { /* the lane's end on this road */
+        size_t nn = inside ? sn_map_successors(m, k, forward, nk, ns, MAX_BRANCH) : 0;
+        if (nn == 0 || nk[0].road != k.road) { /* the lane's end (start) on this road */
             if (count < cap)
                 sn_map_make_waypoint(m, k, end, &out[count]);
             count++;
@@ -498,6 +500,18 @@ sn_status sn_map_next_until_lane_end(const sn_map *m, const sn_waypoint *wp, dou
     if (n)
         *n = count;
     return SN_OK;
+}
+
+sn_status sn_map_next_until_lane_end(const sn_map *m, const sn_waypoint *wp, double d, sn_waypoint *out, size_t cap,
+                                     size_t *n, sn_error *err)
+{
+    return until_lane_bound(m, wp, d, true, "next_until_lane_end", out, cap, n, err);
+}
+
+sn_status sn_map_previous_until_lane_start(const sn_map *m, const sn_waypoint *wp, double d, sn_waypoint *out,
+                                           size_t cap, size_t *n, sn_error *err)
+{
+    return until_lane_bound(m, wp, d, false, "previous_until_lane_start", out, cap, n, err);
 }
 
 static sn_status side_lane(const sn_map *m, const sn_waypoint *wp, bool left, sn_waypoint *out, sn_error *err)

@@ -581,8 +581,9 @@ def _declare(L):
     f("sn_map_info_get", st, P, POINTER(MapInfo), E)
     f("sn_map_waypoint", st, P, Vec3, c_bool, c_uint32, POINTER(WaypointC), E)
     f("sn_map_waypoint_xodr", st, P, c_int32, c_int32, c_double, POINTER(WaypointC), E)
-    for name in ("sn_map_next", "sn_map_previous", "sn_map_next_until_lane_end"):
-        f(name, st, P, POINTER(WaypointC), c_double, POINTER(WaypointC), c_size_t, POINTER(c_size_t), E)
+    for name in ("sn_map_next", "sn_map_previous", "sn_map_next_until_lane_end", "sn_map_previous_until_lane_start"):
+        if hasattr(L, name):  # the last: a libsensim before it has none
+            f(name, st, P, POINTER(WaypointC), c_double, POINTER(WaypointC), c_size_t, POINTER(c_size_t), E)
     f("sn_map_left_lane", st, P, POINTER(WaypointC), POINTER(WaypointC), E)
     f("sn_map_right_lane", st, P, POINTER(WaypointC), POINTER(WaypointC), E)
     f("sn_map_generate_waypoints", st, P, c_double, POINTER(WaypointC), c_size_t, POINTER(c_size_t), E)

@@ -136,6 +136,10 @@ class Waypoint:
     def next_until_lane_end(self, distance: float) -> list["Waypoint"]:
         return self._walk("sn_map_next_until_lane_end", distance)
 
+    def previous_until_lane_start(self, distance: float) -> list["Waypoint"]:
+        """Waypoints every `distance` m back to the start of this lane on its road (CARLA's)."""
+        return self._walk("sn_map_previous_until_lane_start", distance)
+
     def _side(self, fn: str) -> "Waypoint | None":
         out, err = _lib.WaypointC(), _err()
         st = getattr(_lib.lib(), fn)(self._map._handle(), ctypes.byref(self._c), ctypes.byref(out), ctypes.byref(err))

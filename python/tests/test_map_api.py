@@ -77,6 +77,18 @@ def test_waypoint_geometry(client):
     wp = m.get_waypoint(sensim.Location(10, 1.75, 0))
     left = wp.get_left_lane()
     assert left.lane_id == -wp.lane_id and abs(abs(left.transform.rotation.yaw - wp.transform.rotation.yaw) - 180) < 1e-6
+    # back to the lane's start on its road, every 3 m: lane -1 runs along +s, so it starts at s = 0;
+    # its left neighbour runs against s, so it starts at the road's end and ends at s = 0
+    mid = m.get_waypoint(sensim.Location(50, 1.75, 0))
+    back = mid.previous_until_lane_start(3.0)
+    assert back[-1].s == pytest.approx(0.0, abs=1e-9) and all(b.road_id == mid.road_id for b in back)
+    assert len(back) > 5 and [round(b.s, 9) for b in back[:-1]] == [round(mid.s - 3.0 * (i + 1), 9)
+                                                                  for i in range(len(back) - 1)]
+    other = mid.get_left_lane()
+    start, end = other.previous_until_lane_start(3.0)[-1], other.next_until_lane_end(3.0)[-1]
+    assert start.s > other.s > end.s == pytest.approx(0.0, abs=1e-9) and start.road_id == other.road_id
+    with pytest.raises(sensim.SensimError, match="previous_until_lane_start"):
+        mid.previous_until_lane_start(0.0)
     assert m.get_waypoint(sensim.Location(5000, 5000, 0)) is None  # farther than 50 m from every lane
     assert m.get_waypoint(sensim.Location(10, 30, 0), project_to_road=False) is None
     xodr = m.to_opendrive()

@@ -216,6 +216,10 @@ SN_API sn_status sn_map_previous(const sn_map *m, const sn_waypoint *wp, double 
 ** road's end, before any junction); more than 10 million waypoints is SN_E_RANGE. */
 SN_API sn_status sn_map_next_until_lane_end(const sn_map *m, const sn_waypoint *wp, double distance,
                                             sn_waypoint *out, size_t cap, size_t *n, struct sn_error *err);
+/* CARLA's previous_until_lane_start(d): the same, against the direction of travel, to the lane's
+** start on its road. */
+SN_API sn_status sn_map_previous_until_lane_start(const sn_map *m, const sn_waypoint *wp, double distance,
+                                                  sn_waypoint *out, size_t cap, size_t *n, struct sn_error *err);
 /* CARLA's get_left_lane() / get_right_lane(), relative to the direction of travel, of any
 ** type: SN_E_NOT_FOUND when there is none. */
 SN_API sn_status sn_map_left_lane(const sn_map *m, const sn_waypoint *wp, sn_waypoint *out, struct sn_error *err);
