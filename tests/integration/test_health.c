@@ -173,6 +173,33 @@ static void standing_and_notes(void)
     sn_engine_destroy(e);
 }
 
+/* Standing and crawling are rates, 1 m and 50 m a minute: a window shorter than a minute (the run
+** so far, or its last) scales them, so a car that drives off is neither after 2 s (it was counted
+** crawling: 5 m is under 50). */
+static void short_window_rates(void)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "settings: {fixed_delta_seconds: 0.1, seed: 5}\nmap: %s/town.xodr\n"
+             "actors:\n  - {name: ground, blueprint: static.ground}\n"
+             "  - {name: held, blueprint: vehicle.sedan, transform: {location: [-30, 1.75, 0.3]}, autopilot: {target_speed: 0}}\n"
+             "  - {name: drives, blueprint: vehicle.sedan, transform: {location: [30, -1.75, 0.3], rotation: [0, 180, 0]},\n"
+             "     autopilot: {ignore_lights_percentage: 100}}\n",
+             data);
+    sn_engine *e = load_text("rates.yaml", text);
+    steps(e, 20);
+    sn_traffic_health w = {.struct_size = sizeof w};
+    sn_error err = {0};
+    CHECK(sn_engine_traffic_health_window(e, 0, &w, &err) == SN_OK, "window 0: %s", err.msg);
+    sn_actor_info d = tu_actor(e, "drives");
+    const double moved = hypot(d.transform.location.x - 30, d.transform.location.y + 1.75);
+    CHECK(fabs(w.duration - 2) < 1e-6 && moved > 50 * 2 / 60.0 + 0.5 && moved < 50, "drove %g m in %g s", moved, w.duration);
+    CHECK(w.vehicles == 2 && w.standing == 1 && w.crawling == 1,
+          "2 s: the held car stands and crawls, the one driving neither (%u vehicles, %u standing, %u crawling)",
+          w.vehicles, w.standing, w.crawling);
+    sn_engine_destroy(e);
+}
+
 static void flipped_and_collisions(void)
 {
     sn_engine *e = load_text("flip.yaml",
@@ -241,6 +268,7 @@ int main(int argc, char **argv)
     red_light(100, 1);
     red_light(0, 0);
     standing_and_notes();
+    short_window_rates();
     flipped_and_collisions();
     brake_decel();
     return CHECK_DONE();
