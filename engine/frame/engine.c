@@ -21,6 +21,7 @@
 #include "map_cache.h"
 
 #include "../core/error.h"
+#include "../core/geo.h"
 #include "../core/util.h"
 #include "../plugin/attr.h"
 #include "../traffic/health.h"
@@ -1294,3 +1295,14 @@ sn_status sn_engine_actor_get_v2(const sn_engine *e, uint32_t id, sn_actor_info 
 const char *sn_engine_partial_dir(const sn_engine *e) { return e ? e->partial_dir : NULL; }
 
 const sn_map *sn_engine_map(const sn_engine *e) { return e ? e->map : NULL; }
+
+sn_geo_location sn_geolocation(const sn_geo_location *reference, sn_vec3 location)
+{
+    const sn_geo_location zero = {0, 0, 0};
+    return sn_geo_from_location(reference ? reference : &zero, location);
+}
+
+sn_geo_location sn_engine_georeference(const sn_engine *e)
+{
+    return e ? e->scene.settings.georeference : (sn_geo_location){0, 0, 0};
+}

@@ -13,7 +13,7 @@ import os
 from . import _lib
 from ._common import CarlaEnum
 from ._lib import SensimError, check
-from .geom import Location, Transform
+from .geom import GeoLocation, Location, Transform
 
 __all__ = ["Map", "Waypoint", "LaneType", "LaneMarkingType", "LaneMarkingColor", "LaneChange", "LaneMarking"]
 
@@ -226,6 +226,20 @@ class Map:
             if n.value <= cap:
                 return [Waypoint(self, _lib.WaypointC.from_buffer_copy(buf[i])) for i in range(n.value)]
             cap = n.value
+
+    def transform_to_geolocation(self, location: Location) -> GeoLocation:
+        """CARLA's: a world location as latitude, longitude, altitude, as the GNSS sensor reads it:
+        through the world's geo-reference (the scene's settings.georeference, else the map's
+        header) for world.get_map(), the map header's for a map of one's own."""
+        L = _lib.lib()
+        self._handle()  # refuses a map whose world is gone
+        if self._owner is not None:
+            ref = L.sn_engine_georeference(self._owner._engine())
+        else:
+            info = self._info()
+            ref = info.geo_reference if info.has_geo_reference else _lib.Vec3(0, 0, 0)
+        g = L.sn_geolocation(ctypes.byref(ref), _lib.Vec3(location.x, location.y, location.z))
+        return GeoLocation(g.x, g.y, g.z)
 
     def get_waypoint(self, location: Location, project_to_road: bool = True,
                      lane_type: int = LaneType.Driving) -> "Waypoint | None":

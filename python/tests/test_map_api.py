@@ -97,6 +97,32 @@ def test_waypoint_geometry(client):
     assert len(m2.get_spawn_points()) == len(m.get_spawn_points())
 
 
+def test_transform_to_geolocation_is_what_gnss_reads(client, out):
+    """Map.transform_to_geolocation through the world's geo-reference equals a noiseless GNSS
+    sensor's reading at its own location, bit for bit; a map of one's own uses its header's."""
+    scene = os.path.join(out, "geo.yaml")
+    with open(scene, "w") as f:
+        f.write(f"map: {os.path.join(MAPS, 'town.xodr')}\n"
+                "settings: {georeference: {latitude: 48.137, longitude: 11.575, altitude: 520}}\n"
+                "actors:\n  - {name: car, blueprint: vehicle.sedan, transform: {location: [20, 1.75, 0.5]},"
+                " velocity: [8, 0, 0]}\n"
+                "sensors:\n  - {name: gnss, blueprint: sensor.other.gnss, attach_to: car,"
+                " transform: {location: [1, 0, 2]}}\n")
+    world = client.load_scene(scene)
+    got = []
+    world.find_actor("gnss").listen(got.append)
+    for _ in range(3):
+        world.tick()
+    fix = got[-1]
+    g = world.get_map().transform_to_geolocation(world.find_actor("gnss").get_transform().location)
+    assert (g.latitude, g.longitude, g.altitude) == (fix.latitude, fix.longitude, fix.altitude)
+    assert abs(g.latitude - 48.137) < 1e-3 and g.altitude == pytest.approx(522.5, abs=0.5)
+    own = sensim.Map.open(os.path.join(MAPS, "town.xodr"))  # its header's +lat_0=49 +lon_0=8.4
+    o = own.transform_to_geolocation(sensim.Location(0, 0, 3))
+    assert o.latitude == pytest.approx(49.0, abs=1e-9) and o.longitude == pytest.approx(8.4, abs=1e-9)
+    assert o.altitude == 3.0
+
+
 def test_no_map_and_stale_maps(client):
     world = client.load_world()
     with pytest.raises(sensim.SensimError, match="no map"):

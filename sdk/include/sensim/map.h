@@ -257,6 +257,13 @@ SN_API const char *sn_map_to_opendrive(const sn_map *m, size_t *size);
 /* The map a loaded scene names (settings `map:`), owned by the engine; NULL when none. */
 struct sn_engine;
 SN_API const sn_map *sn_engine_map(const struct sn_engine *e);
+/* CARLA's geo-reference (GeoLocation::Transform, as the GNSS sensor applies it): a world location
+** as latitude, longitude (degrees) and altitude (m) from a reference at the world origin. The
+** world's reference is the scene's settings.georeference, else its map's header (geoReference's
+** +lat_0 +lon_0), else 0, 0, 0: sn_engine_georeference; a map of one's own has its header's
+** (sn_map_info.geo_reference). A non-finite location gives NaNs. */
+SN_API sn_geo_location sn_geolocation(const sn_geo_location *reference, sn_vec3 location);
+SN_API sn_geo_location sn_engine_georeference(const struct sn_engine *e);
 
 /* The map a run folder's run.json names (every run with outputs writes one: docs/cli.md, "The
 ** run folder"), resolved against the folder, into path[cap]. SN_E_NOT_FOUND when the folder has
