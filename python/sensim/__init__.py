@@ -41,7 +41,7 @@ from .data import (GnssMeasurement, IMUMeasurement, LidarDetection, LidarMeasure
                    OpticalFlowImage, RadarDetection, RadarMeasurement, SemanticLidarMeasurement)
 from .data import (CollisionEvent, ColorConverter, DVSEvent, DVSEventArray, Image, LaneInvasionEvent,
                    RssResponse, SensorData, V2XData, V2XEvent)
-from .map import LaneChange, LaneMarking, LaneMarkingColor, LaneMarkingType, LaneType, Map, Waypoint
+from .map import Junction, LaneChange, LaneMarking, LaneMarkingColor, LaneMarkingType, LaneType, Map, Waypoint
 from .weather import WeatherParameters
 from .walkers import WalkerAIController
 from .skeleton import BoneTransformDataOut, WalkerBoneControlIn, WalkerBoneControlOut
@@ -69,7 +69,7 @@ __all__ = ["StreamError", "read", "read_all", "EVENT_DTYPE", "LABEL_DTYPE", "DEP
            "VehicleLightState", "VehicleWheelLocation",
            "Walker", "World", "WorldSettings", "WorldSnapshot", "CollisionEvent", "ColorConverter", "DVSEvent",
            "DVSEventArray", "Image", "LaneInvasionEvent", "RssResponse", "SensorData", "V2XData", "V2XEvent", "LaneChange",
-           "LaneMarking", "LaneMarkingColor", "LaneMarkingType", "LaneType", "Map", "Waypoint",
+           "Junction", "LaneMarking", "LaneMarkingColor", "LaneMarkingType", "LaneType", "Map", "Waypoint",
            "GnssMeasurement", "IMUMeasurement", "LidarDetection", "LidarMeasurement", "ObstacleDetectionEvent",
            "OpticalFlowImage", "RadarDetection", "RadarMeasurement", "SemanticLidarMeasurement", "WeatherParameters",
            "GeoLocation", "VehicleAckermannControl", "CityObjectLabel", "Color", "DebugHelper", "LabelledPoint",

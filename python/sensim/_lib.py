@@ -629,6 +629,8 @@ def _declare(L):
         f("sn_engine_seed", c_uint64, P)
     if hasattr(L, "sn_engine_scene_blueprint"):  # a scene entry's blueprint, alive or not
         f("sn_engine_scene_blueprint", c_char_p, P, c_char_p)
+    if hasattr(L, "sn_map_junction"):
+        f("sn_map_junction", st, P, c_int32, c_uint32, POINTER(BBox), POINTER(WaypointC), c_size_t, POINTER(c_size_t), E)
     if hasattr(L, "sn_geolocation"):  # sn_geo_location is three doubles, as Vec3
         f("sn_geolocation", Vec3, POINTER(Vec3), Vec3)
         f("sn_engine_georeference", Vec3, P)

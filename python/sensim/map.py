@@ -13,9 +13,9 @@ import os
 from . import _lib
 from ._common import CarlaEnum
 from ._lib import SensimError, check
-from .geom import GeoLocation, Location, Transform
+from .geom import BoundingBox, GeoLocation, Location, Transform, Vector3D
 
-__all__ = ["Map", "Waypoint", "LaneType", "LaneMarkingType", "LaneMarkingColor", "LaneChange", "LaneMarking"]
+__all__ = ["Map", "Waypoint", "Junction", "LaneType", "LaneMarkingType", "LaneMarkingColor", "LaneChange", "LaneMarking"]
 
 
 class LaneType(CarlaEnum, enum.IntFlag):
@@ -140,6 +140,10 @@ class Waypoint:
         """Waypoints every `distance` m back to the start of this lane on its road (CARLA's)."""
         return self._walk("sn_map_previous_until_lane_start", distance)
 
+    def get_junction(self) -> "Junction | None":
+        """CARLA's: the junction this waypoint is in, None outside junctions."""
+        return Junction(self._map, self.junction_id) if self.is_junction else None
+
     def _side(self, fn: str) -> "Waypoint | None":
         out, err = _lib.WaypointC(), _err()
         st = getattr(_lib.lib(), fn)(self._map._handle(), ctypes.byref(self._c), ctypes.byref(out), ctypes.byref(err))
@@ -154,6 +158,26 @@ class Waypoint:
 
     def get_right_lane(self) -> "Waypoint | None":
         return self._side("sn_map_right_lane")
+
+
+class Junction:
+    """CARLA's carla.Junction: id, bounding_box (axis-aligned around its lanes) and
+    get_waypoints(lane_type), each of its connecting roads' lanes as a (start, end) pair of
+    waypoints along the lane's direction of travel."""
+
+    def __init__(self, m: "Map", id: int):
+        self._map, self.id = m, int(id)
+        box, n, err = _lib.BBox(), ctypes.c_size_t(), _err()
+        check(_lib.lib().sn_map_junction(m._handle(), self.id, int(LaneType.Any), ctypes.byref(box), None, 0,
+                                         ctypes.byref(n), ctypes.byref(err)), err)
+        self.bounding_box = BoundingBox(Location._from(box.location), Vector3D._from(box.extent))
+
+    def __repr__(self) -> str:
+        return f"Junction(id={self.id})"
+
+    def get_waypoints(self, lane_type: "LaneType | int") -> list[tuple[Waypoint, Waypoint]]:
+        wps = self._map._many("sn_map_junction", self.id, int(lane_type), ctypes.byref(_lib.BBox()))
+        return [(wps[i], wps[i + 1]) for i in range(0, len(wps) - 1, 2)]
 
 
 class Map:

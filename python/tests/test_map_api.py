@@ -97,6 +97,29 @@ def test_waypoint_geometry(client):
     assert len(m2.get_spawn_points()) == len(m.get_spawn_points())
 
 
+def test_junction_box_and_lanes():
+    """Waypoint.get_junction(): the town's junction at the origin (a four-way crossing, three
+    ways on from each arm) holds its connecting lanes inside its box, each as (start, end)."""
+    m = sensim.Map.open(TOWN)
+    inside = m.get_waypoint(sensim.Location(0, 0, 0))
+    j = inside.get_junction()
+    assert inside.is_junction and j.id == inside.junction_id and m.get_waypoint(sensim.Location(-40, 1.75, 0)).get_junction() is None
+    box = j.bounding_box
+    pairs = j.get_waypoints(sensim.LaneType.Driving)
+    assert len(pairs) == 12
+    for a, b in pairs:
+        assert a.road_id == b.road_id and a.lane_id == b.lane_id and a.junction_id == b.junction_id == j.id
+        assert a.s != b.s and a.lane_type == sensim.LaneType.Driving
+        for w in (a, b):  # on the box's edge or inside it
+            p = w.transform.location
+            assert abs(p.x - box.location.x) <= box.extent.x + 1e-9 and abs(p.y - box.location.y) <= box.extent.y + 1e-9
+        # the end is where the lane leads: next() from the start reaches it
+        assert min(n.transform.location.distance(b.transform.location) for n in a.next(abs(b.s - a.s))) < 1e-6
+    assert len(j.get_waypoints(sensim.LaneType.Driving | sensim.LaneType.Sidewalk)) > len(pairs)
+    with pytest.raises(sensim.SensimError, match="no junction 424242"):
+        sensim.Junction(m, 424242)
+
+
 def test_transform_to_geolocation_is_what_gnss_reads(client, out):
     """Map.transform_to_geolocation through the world's geo-reference equals a noiseless GNSS
     sensor's reading at its own location, bit for bit; a map of one's own uses its header's."""

@@ -220,6 +220,13 @@ SN_API sn_status sn_map_next_until_lane_end(const sn_map *m, const sn_waypoint *
 ** start on its road. */
 SN_API sn_status sn_map_previous_until_lane_start(const sn_map *m, const sn_waypoint *wp, double distance,
                                                   sn_waypoint *out, size_t cap, size_t *n, struct sn_error *err);
+/* CARLA's Junction (waypoint.get_junction() of a waypoint with is_junction): junction `id`'s box
+** (axis-aligned, around the edges of every lane of its connecting roads) into *box, and for each
+** lane of `lane_types` (sn_lane_type flags) of those roads, road by road, section by section, its
+** waypoints at its start and end along its direction of travel: pairs in out (the first
+** min(cap, *n) waypoints; *n counts all). SN_E_NOT_FOUND for an id no road names. */
+SN_API sn_status sn_map_junction(const sn_map *m, int32_t id, uint32_t lane_types, sn_bbox *box, sn_waypoint *out,
+                                 size_t cap, size_t *n, struct sn_error *err);
 /* CARLA's get_left_lane() / get_right_lane(), relative to the direction of travel, of any
 ** type: SN_E_NOT_FOUND when there is none. */
 SN_API sn_status sn_map_left_lane(const sn_map *m, const sn_waypoint *wp, sn_waypoint *out, struct sn_error *err);
