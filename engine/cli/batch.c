@@ -5,6 +5,7 @@
 #include "cli_input.h"
 #include <sensim/numtext.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -316,6 +317,33 @@ static int run_all(const args *a, const char *self, const sn_batch *b, const siz
 ** --resume of the same manifest is refused while this one runs; the kernel drops the lock when
 ** the batch dies, however it dies. Then a manifest cut by a killed batch loses its cut line.
 */
+/* A manifest in a->out with records whose runs this invocation may share: any but another shard's
+** of the same N (shards of one split run disjoint runs side by side). Its path into buf, or NULL. */
+static const char *earlier_batch(const args *a, char *buf, size_t n)
+{
+    DIR *d = opendir(a->out);
+    const char *found = NULL;
+    struct dirent *ent;
+    while (d && !found && (ent = readdir(d))) {
+        const char *name = ent->d_name;
+        size_t len = strlen(name);
+        if (strncmp(name, "manifest", 8) != 0 || len < 14 || strcmp(name + len - 6, ".jsonl") != 0)
+            continue;
+        unsigned long i, k;
+        int used = 0;
+        if (a->shard_n > 1 && sscanf(name, "manifest-%lu-of-%lu.jsonl%n", &i, &k, &used) == 2 &&
+            (size_t)used == len && k == a->shard_n && i != a->shard_i)
+            continue; /* a sibling shard's */
+        struct stat st;
+        snprintf(buf, n, "%s/%s", a->out, name);
+        if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+            found = buf;
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
 static int prepare_out(const args *a, const char *manifest, int *lock)
 {
     char workdir[4200], path[4300], terr[600];
@@ -339,9 +367,10 @@ static int prepare_out(const args *a, const char *manifest, int *lock)
         return bad("%s", terr);
     /* An earlier batch's runs are results: a new batch into its folder would replace the folder
     ** of every run it shares an id with (a run starts in an empty folder). */
-    if (!a->resume && !a->overwrite && stat(manifest, &st) == 0 && st.st_size > 0)
+    const char *earlier = a->resume || a->overwrite ? NULL : earlier_batch(a, path, sizeof path);
+    if (earlier)
         return bad("'%s' holds an earlier batch: --resume goes on with it, --overwrite runs it again (replacing "
-                   "its runs' folders), or choose another --out", manifest);
+                   "its runs' folders), or choose another --out", earlier);
     return 0;
 }
 

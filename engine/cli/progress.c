@@ -133,10 +133,17 @@ sn_status sn_cli_run_frames(sn_engine *e, sn_error *err)
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_interrupt;
-    sa.sa_flags = SA_RESTART; /* the writer threads' writes go on */
+    /* the writer threads' writes go on; a second signal takes the default action at once (a
+    ** frame that never ends still stops) */
+    sa.sa_flags = SA_RESTART | SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGINT, NULL, &old_int);
+    sigaction(SIGTERM, NULL, &old_term);
+    /* a signal the caller ignores stays ignored (a shell's `cmd &` ignores SIGINT on purpose) */
+    if (old_int.sa_handler != SIG_IGN)
+        sigaction(SIGINT, &sa, NULL);
+    if (old_term.sa_handler != SIG_IGN)
+        sigaction(SIGTERM, &sa, NULL);
     sn_status st = run_loop(e, err);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);

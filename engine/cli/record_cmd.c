@@ -265,19 +265,18 @@ int sn_cmd_replay(int argc, char **argv)
     sn_mcap *mcap = NULL;
     sn_status loaded = sn_engine_load_replay(e, o.file, &ro, &err);
     sn_error ignored = {0};
-    if (loaded == SN_OK) { /* the actors stream every sensim run keeps (main.c keep_actors): `sensim
-                           ** export mcap` of the replay's folder then draws the actors as --mcap does */
+    if (loaded == SN_OK) /* the actors stream every sensim run keeps (main.c keep_actors): `sensim
+                         ** export mcap` of the replay's folder then draws the actors as --mcap does */
         sn_cli_add_actors(e, &ignored);
-        sn_recording *r = sn_recording_open(o.file, &eo, &ignored); /* a cut file: say what is replayed */
-        if (r)
-            end_note(r, o.file);
-        sn_recording_close(r);
-    }
     if (loaded != SN_OK || sn_engine_open_outputs(e, o.out, &err) != SN_OK ||
         (o.mcap && !(mcap = sn_cli_mcap_start(e, o.mcap, (int)o.threads, o.overwrite, &err)))) {
         sn_engine_destroy(e);
         return fail(EXIT_INPUT, err.msg);
     }
+    sn_recording *cut = sn_recording_open(o.file, &eo, &ignored); /* a cut file: say what is replayed */
+    if (cut)
+        end_note(cut, o.file);
+    sn_recording_close(cut);
     clock_t t0 = clock();
     sn_status st = sn_engine_run(e, 0, &err);
     if (sn_cli_mcap_end(mcap, st == SN_OK)) {

@@ -92,10 +92,14 @@ static void on_crash(int sig)
         put_u64(s->engine->clock.frame);
         put(": ");
         put(signal_name(sig));
-        /* a crash at load (set, create) has no outputs open, so no folder to name */
-        if (s->engine->outputs_open && s->engine->out_dir) {
-            put("; the outputs of the frames before it are in ");
-            put(s->engine->out_dir);
+        /* where the outputs are: staged while the run writes, its partial folder after a failed
+        ** finish, --out after a whole one (a crash in destroy); at load none were written */
+        const sn_engine *e = s->engine;
+        const char *dir = e->outputs_open ? e->out_dir : e->partial_dir ? e->partial_dir : e->final_dir;
+        if (dir) {
+            put(e->outputs_open || e->partial_dir ? "; the outputs of the frames before it are in "
+                                                  : "; the run's outputs are in ");
+            put(dir);
             put("\n");
         } else {
             put("; no outputs were written\n");

@@ -96,11 +96,12 @@ static uint32_t crossed_stop(const sn_health *h, sn_vec3 f0, sn_vec3 f1, sn_vec3
 
 /* A window's vehicle counts from the vehicles' records: autopilot vehicles present from its
 ** first frame to its last (`alive`: the vehicles seen then). Standing and crawling are rates, 1 m
-** and 50 m a minute: a shorter window (a run's last) scales them by its duration, else a car
-** that drove 2 m in a 0.1 s tail counted as crawling. */
-static void count_vehicles(const sn_health *h, sn_traffic_health *w, uint64_t alive)
+** and 50 m a minute: the window still open (a run's last) scales them by its duration, else a
+** car that drove 2 m in a 0.1 s tail counted as crawling; a closed window is a minute (`whole`,
+** its frames' sum a step short of it when dt does not divide 60 s). */
+static void count_vehicles(const sn_health *h, sn_traffic_health *w, uint64_t alive, bool whole)
 {
-    const double share = fmin(1.0, w->duration * 1e9 / (double)SN_HEALTH_WINDOW_NS);
+    const double share = whole ? 1.0 : fmin(1.0, w->duration * 1e9 / (double)SN_HEALTH_WINDOW_NS);
     w->vehicles = w->standing = w->crawling = 0;
     for (uint32_t i = 0; i < h->n_veh; i++) {
         const sn_health_vehicle *v = &h->veh[i];
@@ -115,7 +116,7 @@ static void count_vehicles(const sn_health *h, sn_traffic_health *w, uint64_t al
 static sn_status close_window(sn_health *h, sn_error *err)
 {
     h->cur.duration = (double)(h->last_ns - h->window_start_ns) / 1e9;
-    count_vehicles(h, &h->cur, h->last_frame);
+    count_vehicles(h, &h->cur, h->last_frame, true);
     if (!sn_grow_array32((void **)&h->done, &h->cap_done, h->n_done + 1, sizeof *h->done))
         return sn_fail(err, SN_E_NOMEM, "traffic health: out of memory");
     h->done[h->n_done++] = h->cur;
@@ -292,7 +293,7 @@ bool sn_health_window(const sn_health *h, uint32_t index, sn_traffic_health *out
     } else if (index == h->n_done && h->started) {
         *out = h->cur;
         out->duration = (double)(h->last_ns - h->window_start_ns) / 1e9;
-        count_vehicles(h, out, h->last_frame);
+        count_vehicles(h, out, h->last_frame, false);
     } else {
         return false;
     }

@@ -66,14 +66,14 @@ CARLA_MODE = {"asynchronous": False}
 class CarlaEnum:
     """A mix-in for CARLA's enums: str() and format() give the member's name, as CARLA's
     (boost.python's) do — print(wp.lane_type) says Driving, not 2, which Python 3.11's IntEnum
-    and IntFlag print; int(), ==, | and hashing stay the int's. A number's format (f"{x:d}")
-    still gives the number."""
+    and IntFlag print; int(), ==, | and hashing stay the int's. A format spec (f"{x:d}",
+    f"{x:.1f}") formats the number."""
 
     def __str__(self) -> str:
         name = self.name  # type: ignore[attr-defined]
         return name if name is not None else str(int(self))  # type: ignore[call-overload]
 
     def __format__(self, spec: str) -> str:
-        if spec and spec[-1] in "bcdoxXn":
+        if spec:  # a format spec formats the number (f"{x:d}", f"{x:.1f}"), as CARLA's
             return format(int(self), spec)  # type: ignore[call-overload]
-        return format(str(self), spec)
+        return str(self)

@@ -18,6 +18,7 @@ produced data, in the engine's fixed order, before it returns.
 from __future__ import annotations
 
 import ctypes
+import enum
 import glob
 import os
 import tempfile
@@ -38,6 +39,12 @@ from .world import AttachmentType, Timestamp, World, WorldSettings, WorldSnapsho
 __all__ = ["Client", "World", "WorldSettings", "WorldSnapshot", "Timestamp", "BlueprintLibrary",
            "ActorBlueprint", "ActorAttribute", "ActorAttributeType", "Actor", "Vehicle", "Walker", "Sensor",
            "ActorList", "AttachmentType"]
+
+
+def _override_value(v) -> str:
+    """An override's value as text: an int enum (VehicleLightState, ...) by its number, which
+    the scene reads, not its CARLA name."""
+    return str(int(v)) if isinstance(v, enum.Enum) and isinstance(v, int) else str(v)
 
 
 class Client:
@@ -130,7 +137,7 @@ class Client:
         `sensim run --set` paths: ["actors.hero.control.throttle=0.7"] or {path: value}."""
         self._not_in_step("load_scene")
         if isinstance(overrides, dict):
-            overrides = [f"{k}={v}" for k, v in overrides.items()]
+            overrides = [f"{k}={_override_value(v)}" for k, v in overrides.items()]
         sets = [_lib.cstr(s) for s in (overrides or [])]
         e = self._new_engine(seed)
         err = _err()
@@ -152,7 +159,7 @@ class Client:
         entity with an external controller is the caller's once activated: drive it between ticks
         (actor.set_target_transform, or set_simulate_physics and apply_control)."""
         if isinstance(overrides, dict):
-            overrides = [f"{k}={v}" for k, v in overrides.items()]
+            overrides = [f"{k}={_override_value(v)}" for k, v in overrides.items()]
         sets = list(overrides or [])
         for name, value in (parameters or {}).items():
             if not isinstance(name, str) or not name or any(c in name for c in "=.\0"):

@@ -61,6 +61,7 @@ def test_waypoint_geometry(client):
         assert wp.lane_type == sensim.LaneType.Driving and not wp.is_junction
         # CARLA's enums print their names (boost.python's), not Python 3.11's numbers
         assert str(wp.lane_type) == f"{wp.lane_type}" == "Driving" and f"{wp.lane_type:d}" == "2" == str(int(wp.lane_type))
+        assert f"{wp.lane_type:.1f}" == "2.0" and f"{wp.lane_type:>3}" == "  2"  # a spec formats the number
         assert wp.transform.location.distance(t.location - sensim.Location(0, 0, 0.5)) < 1e-6
         assert wp.transform.rotation.yaw == pytest.approx(t.rotation.yaw, abs=1e-6)
         for nxt in wp.next(2.0):  # a lane centre ahead: 2 m away when the lane is straight

@@ -161,6 +161,12 @@ for l in open(sys.argv[1]):
 }
 for i in 0 1 2 3; do "$SENSIM" batch "$TMP/clean.yaml" --out "$TMP/shards" --shard $i/4 -j 1 --plugin-dir "$PLUGINS" >/dev/null 2>&1; done
 "$SENSIM" batch merge --out "$TMP/shards" "$TMP/shards" >/dev/null && same "shards merged" "$TMP/shards"
+# a shard again, or the whole batch, into the folder of a split batch: refused (sibling shards of
+# one split, above, ran side by side without --resume)
+"$SENSIM" batch "$TMP/clean.yaml" --out "$TMP/shards" --shard 0/4 --plugin-dir "$PLUGINS" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "holds an earlier batch" "$TMP/err" && ok || bad "a shard run again: $(cat "$TMP/err")"
+"$SENSIM" batch "$TMP/clean.yaml" --out "$TMP/shards" --shard 1/3 --plugin-dir "$PLUGINS" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "holds an earlier batch" "$TMP/err" && ok || bad "a shard of another split: $(cat "$TMP/err")"
 if command -v parallel >/dev/null; then
   parallel -j 2 "$SENSIM" batch "$TMP/clean.yaml" --out "$TMP/gnu" --shard {}/4 -j 1 --plugin-dir "$PLUGINS" \
     ::: 0 1 2 3 >/dev/null 2>&1

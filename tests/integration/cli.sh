@@ -186,5 +186,19 @@ for sig in INT TERM; do
     bad "SIG$sig: exit $rc (want $want), $(cat "$TMP/intr.err")"
 done
 
+# a run started with SIGINT ignored (a shell's `cmd &`) keeps it ignored; SIGTERM still stops it
+d="$TMP/intr_ign"
+(trap '' INT; exec "$SENSIM" run "$SCENES/crash.yaml" --out "$d" --frames 100000000 --quiet 2>"$TMP/intr.err") &
+pid=$!
+for _ in $(seq 1 200); do ls -d "$d"/sensim-partial-* >/dev/null 2>&1 && break; sleep 0.05; done
+sleep 0.2
+kill -INT $pid
+sleep 0.3
+kill -0 $pid 2>/dev/null && ok || bad "an ignored SIGINT stopped the run: $(cat "$TMP/intr.err")"
+kill -TERM $pid
+wait $pid
+rc=$?
+[ "$rc" -eq 143 ] && grep -q "^sensim: interrupted (SIGTERM)" "$TMP/intr.err" && ok || bad "SIGTERM after an ignored SIGINT: exit $rc"
+
 echo "$checks checks, $fails failed" >&2
 [ "$fails" -eq 0 ]

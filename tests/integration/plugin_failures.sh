@@ -57,9 +57,10 @@ for where in tick serialize; do
   run crash_$where
   want="tick(post)"; [ $where = serialize ] && want=serialize
   # A crash loses at most the frame in progress: frames 1 and 2 are readable in the staging folder,
-  # which the line names.
-  part=$(ls -d "$TMP/out"/sensim-partial-* | tail -1)
-  if [ "$rc" -gt 128 ] && grep -qF "sensim: error: plugin $PLUGINS/faulty.so: crashed in $want of sensor 'f' (sensor.test.faulty) at frame 3: SIGSEGV (invalid memory access); the outputs of the frames before it are in $part" <<<"$err"
+  # which the line names (one of the run's --out).
+  part=$(sed -n 's/.*; the outputs of the frames before it are in \(.*\)$/\1/p' <<<"$err")
+  if [ "$rc" -gt 128 ] && grep -qF "sensim: error: plugin $PLUGINS/faulty.so: crashed in $want of sensor 'f' (sensor.test.faulty) at frame 3: SIGSEGV (invalid memory access); the outputs of the frames before it are in $TMP/out/sensim-partial-" <<<"$err" &&
+     [ -d "$part" ]
   then ok; else bad "crash_$where: rc=$rc: $err"; fi
   n=$("$SENSIM" dump "$part/f.msgpack" 2>/dev/null | wc -l)
   [ "$n" -eq 2 ] && ok || bad "crash_$where: expected frames 1-2 readable in $part/f.msgpack, got $n messages"
