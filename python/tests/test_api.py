@@ -63,6 +63,15 @@ def test_plugins_are_searched_in_the_clis_order(tmp_path, monkeypatch):
     assert py_doc == cli_bp["doc"] == ""  # and in Python (the collision plugin's has a doc)
 
 
+def test_overrides_take_an_enum_by_its_number(client):
+    """CARLA's enums print their names; an override gives the scene their number (the bits)."""
+    scene = os.path.join(SCENES, "crash.yaml")
+    lights = sensim.VehicleLightState.Position | sensim.VehicleLightState.LowBeam
+    world = client.load_scene(scene, overrides={"actors.hero.light_state": lights})
+    assert world.find_actor("hero").get_light_state() == lights
+    world.close()
+
+
 def test_reader_imports_without_the_library():
     env = dict(os.environ, SENSIM_LIBRARY="/nonexistent/libsensim.so")
     p = subprocess.run([sys.executable, "-c", "import sensim; print(sensim.read, sensim.World)"],
