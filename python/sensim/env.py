@@ -25,9 +25,9 @@ import numpy as np
 
 from . import _lib
 from ._common import _check_seed
+from .actor import Vehicle
 from .client import Client, World
 from .data import CollisionEvent, DVSEventArray, Image, SensorData
-from .actor import Vehicle
 from .geom import VehicleControl
 
 
@@ -207,9 +207,12 @@ class SensimEnv(_Base):
         action can drive: a vehicle, unless a subclass drives it its own way (_control)."""
         h = self.world.find_actor(hero)
         L = _lib.lib()
-        bp = h.type_id if h is not None else \
-            (L.sn_engine_scene_blueprint(self.world._engine(), str(hero).encode()) or b"").decode() \
-            if hasattr(L, "sn_engine_scene_blueprint") and isinstance(hero, str) else None
+        if h is not None:
+            bp = h.type_id
+        elif isinstance(hero, str) and hasattr(L, "sn_engine_scene_blueprint"):  # one that spawns later
+            bp = (L.sn_engine_scene_blueprint(self.world._engine(), hero.encode()) or b"").decode()
+        else:
+            bp = None
         own_control = type(self)._control is not SensimEnv._control
         if bp and (own_control or bp.startswith("vehicle.")):
             return
