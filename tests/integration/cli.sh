@@ -166,18 +166,23 @@ LD_DEBUG=files "$SENSIM" run "$CRASH" --out "$TMP/noav" --quiet 2>&1 | grep -q "
   bad "a plain run loads FFmpeg" || ok
 expect_input_error "report of nothing" "cannot read the run folder" "$SENSIM" report "$TMP/none" --out "$TMP/none.html"
 
+PYDFL=(python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])')
 # an interrupted run (Ctrl-C, SIGTERM) stops after the frame in progress, names its partial outputs,
 # leaves DIR as it was and dies of the signal (exit 128 + it, as a shell and a batch expect)
 for sig in INT TERM; do
   d="$TMP/intr_$sig"
   mkdir -p "$d" && echo keep >"$d/crash.msgpack"
-  "$SENSIM" run "$SCENES/crash.yaml" --out "$d" --frames 100000000 --quiet 2>"$TMP/intr.err" &
+  # started with SIGINT at its default (a script's `cmd &` ignores it, as sensim then keeps it)
+  "${PYDFL[@]}" "$SENSIM" run "$SCENES/crash.yaml" --out "$d" --frames 100000000 --quiet 2>"$TMP/intr.err" &
   pid=$!
+  (sleep 60; kill -9 $pid) >/dev/null 2>&1 &  # never a hung test
+  dog=$!
   for _ in $(seq 1 200); do ls -d "$d"/sensim-partial-* >/dev/null 2>&1 && break; sleep 0.05; done
   sleep 0.2
   kill -"$sig" $pid
   wait $pid
   rc=$?
+  pkill -P $dog sleep; wait $dog 2>/dev/null
   part=$(ls -d "$d"/sensim-partial-* 2>/dev/null | head -1)
   want=$([ $sig = INT ] && echo 130 || echo 143)
   [ "$rc" -eq "$want" ] && [ "$(cat "$d/crash.msgpack")" = keep ] && [ -n "$part" ] &&
@@ -190,6 +195,8 @@ done
 d="$TMP/intr_ign"
 (trap '' INT; exec "$SENSIM" run "$SCENES/crash.yaml" --out "$d" --frames 100000000 --quiet 2>"$TMP/intr.err") &
 pid=$!
+(sleep 60; kill -9 $pid) >/dev/null 2>&1 &
+dog=$!
 for _ in $(seq 1 200); do ls -d "$d"/sensim-partial-* >/dev/null 2>&1 && break; sleep 0.05; done
 sleep 0.2
 kill -INT $pid
@@ -198,6 +205,7 @@ kill -0 $pid 2>/dev/null && ok || bad "an ignored SIGINT stopped the run: $(cat 
 kill -TERM $pid
 wait $pid
 rc=$?
+pkill -P $dog sleep; wait $dog 2>/dev/null
 [ "$rc" -eq 143 ] && grep -q "^sensim: interrupted (SIGTERM)" "$TMP/intr.err" && ok || bad "SIGTERM after an ignored SIGINT: exit $rc"
 
 echo "$checks checks, $fails failed" >&2
